@@ -1,0 +1,46 @@
+"""Open results database and leaderboard for ML training benchmarks.
+
+The Python API for notebooks: connect(), results(), validate().
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+DEFAULT_DB = "leaderboard.duckdb"
+
+
+def connect(db: str | Path = DEFAULT_DB):
+    """A read-only DuckDB connection to the built database."""
+    from leaderboard.store import connect as _connect
+
+    return _connect(db)
+
+
+def results(db: str | Path = DEFAULT_DB, **filters):
+    """The `results` table as a pandas DataFrame; keyword filters are column = value
+    (a list or tuple means any of), for example results(benchmark="resnet", division="closed")."""
+    from leaderboard.store import results as table
+
+    columns = {c.name for c in table.columns}
+    unknown = set(filters) - columns
+    if unknown:
+        raise ValueError(f"unknown column(s) {', '.join(sorted(unknown))}; columns: {', '.join(sorted(columns))}")
+    where, params = [], []
+    for name, value in filters.items():
+        values = list(value) if isinstance(value, (list, tuple, set)) else [value]
+        where.append(f'"{name}" IN ({", ".join("?" * len(values))})')
+        params += values
+    sql = "SELECT * FROM results" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY round, benchmark, division, rank, entry_id"
+    with connect(db) as connection:
+        return connection.execute(sql, params).df()
+
+
+def validate(paths: Iterable[str | Path] = ("submissions",), catalog: str | Path = "catalog"):
+    """Validate files and folders; the result has .ok, .problems (file, line, col, json_path,
+    message, hint) and .entries."""
+    from leaderboard.validate import validate_paths
+
+    return validate_paths([Path(p) for p in paths], Path(catalog))

@@ -1,0 +1,193 @@
+"""The reference data under catalog/: rounds, benchmarks, accelerators and prices as typed records.
+
+Each catalog file is checked against its own JSON Schema and for ids that must agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from leaderboard import schemas
+from leaderboard.files import load
+from leaderboard.problems import Problem, did_you_mean
+
+CATALOG_FILES = ("rounds", "benchmarks", "accelerators", "prices")
+
+
+@dataclass(frozen=True)
+class Round:
+    id: str
+    name: str
+    kind: str  # mlperf-training | published
+    date: str
+    url: str
+    results_repository: str | None = None
+
+
+@dataclass(frozen=True)
+class RoundRules:
+    quality_target: float
+    runs: int
+    drop_fastest: int
+    drop_slowest: int
+    extra_targets: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    id: str
+    name: str
+    kind: str
+    task: str
+    metric: str
+    direction: str | None = None
+    dataset: str | None = None
+    reference_model: str | None = None
+    log_metric: str | None = None
+    rounds: dict[str, RoundRules] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    id: str
+    vendor: str
+    name: str
+    chips_per_device: float
+    aliases: tuple[str, ...]
+    cores_per_chip: float | None = None
+    memory_gb: float | None = None
+    tdp_w: float | None = None
+    release_date: str | None = None
+    no_price_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Price:
+    accelerator: str
+    provider: str
+    tier: str  # on-demand | spot | 1-year | 3-year | purchase
+    usd: float
+    unit: str  # chip-hour | device-hour | core-hour | chip
+    date: str
+    source: str
+    includes_host: bool | None = None
+    note: str | None = None
+    origin: str | None = None
+
+
+@dataclass
+class Catalog:
+    rounds: dict[str, Round] = field(default_factory=dict)
+    benchmarks: dict[str, Benchmark] = field(default_factory=dict)
+    accelerators: dict[str, Accelerator] = field(default_factory=dict)
+    prices: list[Price] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def accelerator_by_alias(self, name: str) -> Accelerator | None:
+        wanted = _alias_key(name)
+        for accelerator in self.accelerators.values():
+            if wanted == _alias_key(accelerator.id) or any(wanted == _alias_key(a) for a in accelerator.aliases):
+                return accelerator
+        return None
+
+
+def _alias_key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def catalog_name(path: Path) -> str | None:
+    """'rounds' for catalog/rounds.yaml; None for a file that is not a catalog file."""
+    return path.stem if path.stem in CATALOG_FILES and path.suffix in (".yaml", ".yml", ".json") else None
+
+
+def find_file(directory: Path, name: str) -> Path | None:
+    for suffix in (".yaml", ".yml", ".json"):
+        if (directory / f"{name}{suffix}").is_file():
+            return directory / f"{name}{suffix}"
+    return None
+
+
+def load_catalog(directory: Path) -> Catalog:
+    """Read every catalog file; problems (schema and cross-reference) are collected, not raised."""
+    catalog = Catalog()
+    data: dict[str, Any] = {}
+    for name in CATALOG_FILES:
+        path = find_file(directory, name)
+        if path is None:
+            catalog.problems.append(
+                Problem(str(directory / f"{name}.yaml"), None, None, "$", f"catalog file {name}.yaml is missing")
+            )
+            continue
+        catalog.files.append(path)
+        doc = load(path)
+        catalog.problems += doc.problems
+        if doc.data is None:
+            continue
+        problems = schemas.check(doc, name)
+        catalog.problems += problems
+        if problems:
+            continue
+        data[name] = (doc, doc.data)
+
+    if "rounds" in data:
+        for item in data["rounds"][1]["rounds"]:
+            catalog.rounds[item["id"]] = Round(**item)
+    if "benchmarks" in data:
+        for item in data["benchmarks"][1]["benchmarks"]:
+            rules = {r: RoundRules(**v) for r, v in item.get("rounds", {}).items()}
+            catalog.benchmarks[item["id"]] = Benchmark(**{**item, "rounds": rules})
+    if "accelerators" in data:
+        for item in data["accelerators"][1]["accelerators"]:
+            catalog.accelerators[item["id"]] = Accelerator(**{**item, "aliases": tuple(item["aliases"])})
+    if "prices" in data:
+        catalog.prices = [Price(**item) for item in data["prices"][1]["prices"]]
+    catalog.problems += _cross_check(catalog, data)
+    return catalog
+
+
+def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = []
+    for name, key in (("rounds", "rounds"), ("benchmarks", "benchmarks"), ("accelerators", "accelerators")):
+        if name not in data:
+            continue
+        doc, content = data[name]
+        seen: set[str] = set()
+        for i, item in enumerate(content[key]):
+            if item["id"] in seen:
+                problems.append(doc.problem((key, i, "id"), f"duplicate id {item['id']!r}"))
+            seen.add(item["id"])
+    if "benchmarks" in data:
+        doc, content = data["benchmarks"]
+        for i, item in enumerate(content["benchmarks"]):
+            for round_id, rules in item.get("rounds", {}).items():
+                path = (("benchmarks", i, "rounds", round_id))
+                if catalog.rounds and round_id not in catalog.rounds:
+                    problems.append(doc.problem(path, f"unknown round {round_id!r}", did_you_mean(round_id, catalog.rounds), key=True))
+                if rules["drop_fastest"] + rules["drop_slowest"] >= rules["runs"]:
+                    problems.append(doc.problem(path, "drops as many runs as it keeps or more"))
+                if item.get("direction") is None:
+                    problems.append(doc.problem(("benchmarks", i), "a benchmark with quality targets needs a direction"))
+    if "accelerators" in data:
+        doc, content = data["accelerators"]
+        owner: dict[str, str] = {}
+        for i, item in enumerate(content["accelerators"]):
+            for j, alias in enumerate(item["aliases"]):
+                key = _alias_key(alias)
+                if key in owner and owner[key] != item["id"]:
+                    problems.append(doc.problem(("accelerators", i, "aliases", j),
+                                                f"alias {alias!r} already names {owner[key]!r}"))
+                owner[key] = item["id"]
+    if "prices" in data and catalog.accelerators:
+        doc, content = data["prices"]
+        for i, item in enumerate(content["prices"]):
+            if item["accelerator"] not in catalog.accelerators:
+                problems.append(doc.problem(("prices", i, "accelerator"), f"unknown accelerator {item['accelerator']!r}",
+                                            did_you_mean(item["accelerator"], catalog.accelerators)))
+            elif item["unit"] == "core-hour" and catalog.accelerators[item["accelerator"]].cores_per_chip is None:
+                problems.append(doc.problem(("prices", i, "unit"), "priced per core-hour but the accelerator has no cores_per_chip"))
+            if (item["tier"] == "purchase") != (item["unit"] == "chip"):
+                problems.append(doc.problem(("prices", i, "unit"), "a purchase price is per chip; an hourly price is per chip-, device- or core-hour"))
+    return problems

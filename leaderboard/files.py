@@ -1,0 +1,330 @@
+"""Reading submission and catalog files safely, with the line and column of every node.
+
+YAML goes through libyaml's safe composer (no Python objects, no tags beyond the core
+schema, dates stay strings); JSON through a small strict parser that records positions.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+import json.scanner
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from leaderboard.problems import Problem
+
+MAX_BYTES = 1024 * 1024  # one result is a few hundred bytes; anything near this is not a result
+MAX_DEPTH = 64
+MAX_NODES = 100_000  # caps alias expansion ("billion laughs") and huge documents alike
+SUFFIXES = {".yaml", ".yml", ".json"}
+
+try:  # libyaml is far faster; PyYAML's wheels ship it, but a source build may not
+    _YamlLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _YamlLoader = yaml.SafeLoader
+
+Path_ = tuple  # a JSON path as a tuple of keys and indexes
+
+
+@dataclass
+class Document:
+    """A parsed file: its data and where each value (and each mapping key) starts."""
+
+    file: str
+    data: Any = None
+    positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    key_positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def where(self, path: Path_, key: bool = False) -> tuple[int | None, int | None]:
+        """Line and column of the value at path (or of its key), else of its nearest parent."""
+        if key and path in self.key_positions:
+            return self.key_positions[path]
+        while True:
+            if path in self.positions:
+                return self.positions[path]
+            if not path:
+                return (None, None)
+            path = path[:-1]
+
+    def problem(self, path: Path_, message: str, hint: str | None = None, key: bool = False) -> Problem:
+        from leaderboard.problems import json_path
+
+        line, col = self.where(tuple(path), key=key)
+        return Problem(self.file, line, col, json_path(path), message, hint)
+
+
+class _Invalid(Exception):
+    def __init__(self, message: str, line: int | None = None, col: int | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.line, self.col, self.hint = message, line, col, hint
+
+
+def load(path: Path, display: str | None = None) -> Document:
+    """Parse one file; every failure becomes a Problem on the returned Document."""
+    doc = Document(file=display or str(path))
+    try:
+        _parse_into(doc, path)
+    except _Invalid as bad:
+        doc.data = None
+        doc.problems.append(Problem(doc.file, bad.line, bad.col, "$", bad.message, bad.hint))
+    return doc
+
+
+def _parse_into(doc: Document, path: Path) -> None:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise _Invalid(
+                f"file is {size:,} bytes, over the 1 MiB limit", hint="one file holds one result; split it"
+            )
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise _Invalid(f"cannot read file: {error.strerror or error}") from None
+    if len(raw) > MAX_BYTES:
+        raise _Invalid("file is over the 1 MiB limit", hint="one file holds one result; split it")
+    text = _decode(raw)
+    if not text.strip():
+        raise _Invalid("file is empty", hint="a submission is a YAML or JSON mapping; see CONTRIBUTING.md")
+    if path.suffix.lower() == ".json":
+        doc.data = _JsonParser(text, doc).parse()
+    else:
+        doc.data = _load_yaml(text, doc)
+
+
+def _decode(raw: bytes) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + 1
+        col = error.start - (before.rfind(b"\n") + 1) + 1
+        raise _Invalid(
+            f"file is not UTF-8: byte 0x{raw[error.start]:02x} cannot be decoded",
+            line,
+            col,
+            hint="save the file as UTF-8",
+        ) from None
+
+
+# ---- YAML -------------------------------------------------------------------------------
+
+_SCALAR = yaml.constructor.SafeConstructor()
+_YAML_TYPES = {
+    "tag:yaml.org,2002:null": lambda node: None,
+    "tag:yaml.org,2002:bool": _SCALAR.construct_yaml_bool,
+    "tag:yaml.org,2002:int": _SCALAR.construct_yaml_int,
+    "tag:yaml.org,2002:float": _SCALAR.construct_yaml_float,
+    "tag:yaml.org,2002:str": lambda node: node.value,
+    "tag:yaml.org,2002:timestamp": lambda node: node.value,  # dates stay strings
+}
+
+
+def _load_yaml(text: str, doc: Document) -> Any:
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        message = f"YAML does not parse: {error.problem or error.context}"
+        raise _Invalid(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as error:
+        raise _Invalid(f"YAML does not parse: {error}") from None
+    except RecursionError:
+        raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels") from None
+    if len(nodes) != 1:
+        raise _Invalid(f"file holds {len(nodes)} YAML documents; one file holds one result")
+    budget = [MAX_NODES]
+    return _from_node(nodes[0], (), doc, budget, 0)
+
+
+def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], depth: int) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _Invalid(
+            f"document expands to more than {MAX_NODES:,} values (YAML aliases?)",
+            hint="a result needs a few dozen values; aliases are not needed",
+        )
+    if depth > MAX_DEPTH:
+        raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark.line + 1, node.start_mark.column + 1)
+    doc.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.ScalarNode):
+        make = _YAML_TYPES.get(node.tag)
+        if make is None:
+            raise _Invalid(
+                f"YAML tag {node.tag!r} is not allowed", node.start_mark.line + 1, node.start_mark.column + 1,
+                hint="use plain values: strings, numbers, true/false, lists and mappings",
+            )
+        try:
+            return make(node)
+        except (ValueError, OverflowError):
+            return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return [_from_node(child, path + (i,), doc, budget, depth + 1) for i, child in enumerate(node.value)]
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Invalid("a mapping key must be a plain name", key_node.start_mark.line + 1,
+                               key_node.start_mark.column + 1)
+            key = key_node.value
+            line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
+            if key in result:
+                first = doc.key_positions[path + (key,)]
+                raise _Invalid(f"duplicate key {key!r} (first at line {first[0]})", line, col,
+                               hint="each key may appear once in a mapping")
+            doc.key_positions[path + (key,)] = (line, col)
+            result[key] = _from_node(value_node, path + (key,), doc, budget, depth + 1)
+        return result
+    raise _Invalid(f"unexpected YAML node {type(node).__name__}")  # pragma: no cover
+
+
+# ---- JSON -------------------------------------------------------------------------------
+# The standard library's json does not report where each value is; this parser follows
+# the JSON grammar strictly (no NaN or Infinity, no trailing commas) and records positions,
+# reusing the standard library's string and number scanners.
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+class _JsonParser:
+    def __init__(self, text: str, doc: Document):
+        self.text, self.doc, self.nodes = text, doc, 0
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def where(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def fail(self, message: str, offset: int, hint: str | None = None):
+        line, col = self.where(min(offset, len(self.text)))
+        raise _Invalid(f"JSON does not parse: {message}", line, col, hint)
+
+    def skip(self, offset: int) -> int:
+        return _WS.match(self.text, offset).end()
+
+    def parse(self) -> Any:
+        offset = self.skip(0)
+        value, offset = self.value(offset, (), 0)
+        offset = self.skip(offset)
+        if offset != len(self.text):
+            self.fail("extra data after the value", offset)
+        return value
+
+    def value(self, offset: int, path: Path_, depth: int) -> tuple[Any, int]:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            self.fail(f"more than {MAX_NODES:,} values", offset)
+        if depth > MAX_DEPTH:
+            self.fail(f"nesting deeper than {MAX_DEPTH} levels", offset)
+        self.doc.positions.setdefault(path, self.where(offset))
+        text = self.text
+        char = text[offset : offset + 1]
+        if char == "{":
+            return self.object(offset + 1, path, depth)
+        if char == "[":
+            return self.array(offset + 1, path, depth)
+        if char == '"':
+            return self.string(offset)
+        for word, constant in (("true", True), ("false", False), ("null", None)):
+            if text.startswith(word, offset):
+                return constant, offset + len(word)
+        match = json.scanner.NUMBER_RE.match(text, offset)
+        if match:
+            integer, fraction, exponent = match.groups()
+            if fraction or exponent:
+                number = float(integer + (fraction or "") + (exponent or ""))
+                if math.isinf(number):
+                    self.fail("number too large", offset)
+                return number, match.end()
+            if len(integer) > 400:
+                self.fail("number too long", offset)
+            return int(integer), match.end()
+        for word in ("NaN", "Infinity", "-Infinity"):
+            if text.startswith(word, offset):
+                self.fail(f"{word} is not valid JSON", offset, hint="use a finite number")
+        self.fail("expected a value" if char else "unexpected end of file", offset)
+
+    def string(self, offset: int) -> tuple[str, int]:
+        try:
+            return json.decoder.scanstring(self.text, offset + 1, True)
+        except json.JSONDecodeError as error:
+            self.fail(error.msg.lower(), error.pos)
+
+    def object(self, offset: int, path: Path_, depth: int) -> tuple[dict, int]:
+        result: dict[str, Any] = {}
+        offset = self.skip(offset)
+        if self.text[offset : offset + 1] == "}":
+            return result, offset + 1
+        while True:
+            if self.text[offset : offset + 1] != '"':
+                self.fail("expected a key in double quotes", offset)
+            key_at = offset
+            key, offset = self.string(offset)
+            if key in result:
+                first = self.doc.key_positions[path + (key,)]
+                line, col = self.where(key_at)
+                raise _Invalid(f"duplicate key {key!r} (first at line {first[0]})", line, col,
+                               hint="each key may appear once in an object")
+            self.doc.key_positions[path + (key,)] = self.where(key_at)
+            offset = self.skip(offset)
+            if self.text[offset : offset + 1] != ":":
+                self.fail("expected ':' after the key", offset)
+            offset = self.skip(offset + 1)
+            result[key], offset = self.value(offset, path + (key,), depth + 1)
+            offset = self.skip(offset)
+            char = self.text[offset : offset + 1]
+            if char == "}":
+                return result, offset + 1
+            if char != ",":
+                self.fail("expected ',' or '}'", offset)
+            offset = self.skip(offset + 1)
+
+    def array(self, offset: int, path: Path_, depth: int) -> tuple[list, int]:
+        result: list[Any] = []
+        offset = self.skip(offset)
+        if self.text[offset : offset + 1] == "]":
+            return result, offset + 1
+        while True:
+            item, offset = self.value(offset, path + (len(result),), depth + 1)
+            result.append(item)
+            offset = self.skip(offset)
+            char = self.text[offset : offset + 1]
+            if char == "]":
+                return result, offset + 1
+            if char != ",":
+                self.fail("expected ',' or ']'", offset)
+            offset = self.skip(offset + 1)
+
+
+def dump_yaml(data: Any) -> str:
+    """Write data as YAML the way submission files are written: block style, key order kept."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # Quote strings that YAML 1.1 would read back as something else (dates, numbers, yes/no).
+    style = '"' if _looks_typed(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _looks_typed(value: str) -> bool:
+    resolved = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    return resolved != "tag:yaml.org,2002:str"
+
+
+_Dumper.add_representer(str, _str_representer)

@@ -1,0 +1,146 @@
+"""Pure arithmetic of the leaderboard: chips, chip-hours, the price in force, cost per tier,
+the olympic mean and ranks. No I/O; every function is table-tested.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from leaderboard.catalog import Accelerator, Price
+
+TIERS = ("on-demand", "spot", "1-year", "3-year", "purchase")
+DEFAULT_TIER = "on-demand"
+
+
+def slug(text: str) -> str:
+    """Lower-case, every run of characters other than a-z and 0-9 turned into one hyphen."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def chips(count: float, unit: str, accelerator: Accelerator) -> float:
+    """How many chips `count` accelerators counted in `unit` are."""
+    if unit == "chip":
+        return float(count)
+    if unit == "device":
+        return count * accelerator.chips_per_device
+    if unit == "core":
+        if not accelerator.cores_per_chip:
+            raise ValueError(f"{accelerator.id} is not counted in cores")
+        return count / accelerator.cores_per_chip
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+def chip_hours(chip_count: float, minutes: float) -> float:
+    return chip_count * minutes / 60.0
+
+
+def usd_per_chip_hour(price: Price, accelerator: Accelerator) -> float | None:
+    """An hourly price converted to one chip-hour; None for a purchase price (per chip)."""
+    if price.unit == "chip-hour":
+        return price.usd
+    if price.unit == "device-hour":
+        return price.usd / accelerator.chips_per_device
+    if price.unit == "core-hour":
+        return price.usd * (accelerator.cores_per_chip or math.nan)
+    return None
+
+
+@dataclass(frozen=True)
+class PriceChoice:
+    price: Price
+    per_chip_hour: float | None  # None for purchase
+    later_than_result: bool  # no price was dated on or before the result: the earliest later one
+
+
+def price_in_force(prices: Iterable[Price], accelerator: Accelerator, tier: str, date: str) -> PriceChoice | None:
+    """The price for `tier` in force on `date`, the lowest among providers.
+
+    Per provider: the latest price dated on or before `date`; when there is none, the
+    earliest later one (flagged). Ties keep the first provider in name order.
+    """
+    by_provider: dict[str, list[Price]] = {}
+    for price in prices:
+        if price.accelerator == accelerator.id and price.tier == tier:
+            by_provider.setdefault(price.provider, []).append(price)
+    choices: list[PriceChoice] = []
+    for provider in sorted(by_provider):
+        dated = sorted(by_provider[provider], key=lambda p: (p.date, p.usd))
+        before = [p for p in dated if p.date <= date]
+        chosen, later = (before[-1], False) if before else (dated[0], True)
+        choices.append(PriceChoice(chosen, usd_per_chip_hour(chosen, accelerator), later))
+    if not choices:
+        return None
+    # Prefer a price in force at the date over a later one, then the lowest.
+    return min(choices, key=lambda c: (c.later_than_result, _unit_amount(c)))
+
+
+def _unit_amount(choice: PriceChoice) -> float:
+    return choice.per_chip_hour if choice.per_chip_hour is not None else choice.price.usd
+
+
+@dataclass(frozen=True)
+class Cost:
+    tier: str
+    provider: str | None
+    usd_per_chip_hour: float | None
+    cost_usd: float | None
+    price_date: str | None
+    price_source: str | None
+    note: str | None
+
+
+def costs(
+    prices: Sequence[Price], accelerator: Accelerator, chip_count: float, hours_of_chips: float, date: str
+) -> list[Cost]:
+    """The cost of one result for every tier; a tier without a price gets cost None and a reason."""
+    result = []
+    for tier in TIERS:
+        choice = price_in_force(prices, accelerator, tier, date)
+        if choice is None:
+            reason = accelerator.no_price_reason or f"no {tier} price for {accelerator.name} in the catalog"
+            result.append(Cost(tier, None, None, None, None, None, reason))
+            continue
+        notes = []
+        if choice.later_than_result:
+            notes.append(f"no price dated on or before {date}: the earliest later price ({choice.price.date}) is used")
+        if tier == "purchase":
+            amount = chip_count * choice.price.usd
+            notes.append("purchase price of the chips used (capital cost, not amortized over a run)")
+        else:
+            amount = hours_of_chips * choice.per_chip_hour
+        result.append(
+            Cost(tier, choice.price.provider, choice.per_chip_hour, amount, choice.price.date, choice.price.source,
+                 "; ".join(notes) or None)
+        )
+    return result
+
+
+def olympic_mean(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> float | None:
+    """Mean after dropping the fastest and slowest runs; a failed run (None) counts as slowest.
+
+    None when failed runs outnumber the slowest runs that may be dropped.
+    """
+    ordered = sorted(minutes, key=lambda m: math.inf if m is None else m)
+    kept = ordered[drop_fastest : len(ordered) - drop_slowest]
+    if not kept or any(m is None for m in kept):
+        return None
+    return sum(kept) / len(kept)
+
+
+def competition_ranks(values: Sequence[float | None]) -> list[int | None]:
+    """1 for the smallest value, ties share a rank ("1224"); None values get no rank."""
+    ranked = sorted((v, i) for i, v in enumerate(values) if v is not None)
+    ranks: list[int | None] = [None] * len(values)
+    previous, previous_rank = None, 0
+    for position, (value, index) in enumerate(ranked, start=1):
+        if value != previous:
+            previous, previous_rank = value, position
+        ranks[index] = previous_rank
+    return ranks
+
+
+def reaches_target(quality: float, target: float, direction: str) -> bool:
+    return quality >= target if direction == "higher" else quality <= target

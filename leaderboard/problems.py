@@ -1,0 +1,51 @@
+"""The one shape of every error a user sees: file, line, column, JSON path, message, hint.
+
+Validation collects these as values; the CLI prints them as text, JSON or annotations.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import asdict, dataclass
+from typing import Iterable
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    line: int | None
+    col: int | None
+    json_path: str
+    message: str
+    hint: str | None = None
+
+    def format(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}:{self.col or 1}"
+        text = f"{where}: {self.json_path}: {self.message}"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str | None:
+    """A 'did you mean ...' hint for an unknown id, or None when nothing is close."""
+    choices = sorted(set(choices))
+    close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if len(choices) <= 12:
+        return "known: " + ", ".join(choices)
+    return None
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    """('system', 'count') -> '$.system.count'; list indexes as [i]."""
+    text = "$"
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text

@@ -1,0 +1,1 @@
+"""The static site: pages and charts rendered from the database."""

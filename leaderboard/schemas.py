@@ -1,0 +1,99 @@
+"""The JSON Schemas under schemas/ (the public contract) and checking a Document against one.
+
+Schema errors become Problems with the line and column of the offending value and a hint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import jsonschema
+
+from leaderboard.files import Document
+from leaderboard.problems import Problem, did_you_mean
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+@functools.cache
+def schema(name: str) -> dict:
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.cache
+def validator(name: str) -> jsonschema.protocols.Validator:
+    body = schema(name)
+    cls = jsonschema.validators.validator_for(body)
+    return cls(body, format_checker=cls.FORMAT_CHECKER)
+
+
+def check(doc: Document, name: str) -> list[Problem]:
+    """Every schema error of the document, deepest first within one place."""
+    problems = []
+    for error in validator(name).iter_errors(doc.data):
+        problems.extend(_problems(doc, error))
+    return sorted(set(problems), key=lambda p: (p.line or 0, p.col or 0, p.json_path))
+
+
+def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]:
+    path = tuple(error.absolute_path)
+    kind = error.validator
+    if kind == "additionalProperties":
+        allowed = error.schema.get("properties", {})
+        extra = [k for k in error.instance if k not in allowed]
+        return [
+            doc.problem(path + (k,), f"unknown field {k!r}", did_you_mean(k, allowed), key=True) for k in extra
+        ]
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return [doc.problem(path, f"missing required field {missing!r}", _describe(error.schema, missing))]
+    if kind == "anyOf" and all("required" in option for option in error.validator_value):
+        names = " or ".join(repr(option["required"][0]) for option in error.validator_value)
+        return [doc.problem(path, f"needs {names}")]
+    if kind == "enum":
+        return [doc.problem(path, f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}",
+                            did_you_mean(error.instance, map(str, error.validator_value)))]
+    if kind == "const":
+        return [doc.problem(path, f"must be {error.validator_value!r}, not {error.instance!r}")]
+    if kind == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, str) else " or ".join(error.validator_value)
+        return [doc.problem(path, f"must be {_article(wanted)}, not {_json_type(error.instance)} {_short(error.instance)}",
+                            _type_hint(wanted, error.instance))]
+    if kind == "pattern" and error.validator_value.startswith("^[0-9]{4}"):
+        return [doc.problem(path, f"{error.instance!r} is not a date in the form YYYY-MM-DD", "quote it: \"2021-12-01\"")]
+    if kind in ("exclusiveMinimum", "minimum"):
+        return [doc.problem(path, f"must be greater than {error.validator_value}" if kind == "exclusiveMinimum"
+                            else f"must be at least {error.validator_value}", None)]
+    return [doc.problem(path, error.message)]
+
+
+def _describe(body: dict, field: str) -> str | None:
+    description = body.get("properties", {}).get(field, {}).get("description")
+    return description
+
+
+def _article(wanted: str) -> str:
+    return {"integer": "an integer", "object": "a mapping", "array": "a list", "string": "a string",
+            "number": "a number", "boolean": "true or false", "null": "null"}.get(wanted, wanted)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list", dict: "mapping"}.get(
+        type(value), type(value).__name__)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _type_hint(wanted: str, value: object) -> str | None:
+    if wanted in ("number", "integer") and isinstance(value, str):
+        return "write the number without quotes or units"
+    if wanted == "string" and isinstance(value, (int, float)):
+        return "put the value in quotes"
+    return None

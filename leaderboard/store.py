@@ -1,0 +1,354 @@
+"""The database: table definitions (the analysts' contract), an atomic rebuild, read-only access.
+
+DuckDB by default, through SQLAlchemy. A build writes a new file beside the old one and
+renames it over, so a reader never sees a half-written database.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import duckdb
+import sqlalchemy as sa
+
+from leaderboard.catalog import Catalog
+from leaderboard.normalize import DEFAULT_TIER, chip_hours, chips, competition_ranks, costs
+from leaderboard.validate import Entry
+
+metadata = sa.MetaData()
+
+
+def _col(name: str, kind: Any, doc: str, **kw: Any) -> sa.Column:
+    return sa.Column(name, kind, comment=doc, **kw)
+
+
+Text, Float, Int, Bool = sa.Text, sa.Double, sa.BigInteger, sa.Boolean
+
+rounds = sa.Table(
+    "rounds", metadata,
+    _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
+    _col("name", Text, "Display name."),
+    _col("kind", Text, "mlperf-training or published."),
+    _col("date", Text, "Publication date of the round, YYYY-MM-DD."),
+    _col("url", Text, "Where the round is described."),
+    _col("results_repository", Text, "Repository of the round's raw results, if any."),
+    comment="The rounds of the catalog.",
+)
+benchmarks = sa.Table(
+    "benchmarks", metadata,
+    _col("id", Text, "Benchmark id (catalog/benchmarks.yaml).", primary_key=True),
+    _col("name", Text, "Display name."),
+    _col("kind", Text, "mlperf-training or published (a domain of published runs)."),
+    _col("task", Text, "What the model learns."),
+    _col("dataset", Text, "Training data set."),
+    _col("reference_model", Text, "The closed division's model."),
+    _col("metric", Text, "Quality metric."),
+    _col("direction", Text, "higher or lower: which metric values are better."),
+    comment="The benchmarks of the catalog.",
+)
+benchmark_rounds = sa.Table(
+    "benchmark_rounds", metadata,
+    _col("benchmark", Text, "Benchmark id.", primary_key=True),
+    _col("round", Text, "Round id.", primary_key=True),
+    _col("quality_target", Float, "Closed-division quality target."),
+    _col("runs", Int, "Runs a result needs."),
+    _col("drop_fastest", Int, "Fastest runs dropped before averaging."),
+    _col("drop_slowest", Int, "Slowest runs dropped before averaging."),
+    comment="Per benchmark and round: the scoring rules.",
+)
+accelerators = sa.Table(
+    "accelerators", metadata,
+    _col("id", Text, "Accelerator id (catalog/accelerators.yaml).", primary_key=True),
+    _col("vendor", Text, "Maker."),
+    _col("name", Text, "Display name."),
+    _col("chips_per_device", Float, "Chips in one device (unit: device)."),
+    _col("cores_per_chip", Float, "Cores per chip (unit: core); NULL when not counted in cores."),
+    _col("memory_gb", Float, "Memory per chip, GB."),
+    _col("tdp_w", Float, "Thermal design power per chip, watts."),
+    _col("release_date", Text, "Release date, YYYY-MM-DD."),
+    _col("aliases", Text, "Other names of the part, separated by ' | '."),
+    _col("no_price_reason", Text, "Why the part has no price, where it has none."),
+    comment="The accelerators of the catalog.",
+)
+prices = sa.Table(
+    "prices", metadata,
+    _col("accelerator", Text, "Accelerator id."),
+    _col("provider", Text, "Cloud provider or seller."),
+    _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase."),
+    _col("usd", Float, "Amount in US dollars, per unit."),
+    _col("unit", Text, "chip-hour, device-hour, core-hour or chip (purchase)."),
+    _col("usd_per_chip_hour", Float, "The amount converted to one chip-hour; NULL for purchase prices."),
+    _col("date", Text, "Date the price was in force."),
+    _col("source", Text, "Where the price was published."),
+    _col("includes_host", Bool, "Whether the price covers the host machine."),
+    _col("note", Text, "Remarks on the price."),
+    comment="Every dated, sourced price of the catalog.",
+)
+results = sa.Table(
+    "results", metadata,
+    _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
+    _col("file", Text, "The submission file, relative to the project."),
+    _col("round", Text, "Round id."),
+    _col("round_kind", Text, "mlperf-training or published; the two are never ranked together."),
+    _col("benchmark", Text, "Benchmark id."),
+    _col("division", Text, "closed or open."),
+    _col("availability", Text, "available, preview or research."),
+    _col("submitter", Text, "Organization, as it names itself."),
+    _col("date", Text, "Publication date of the result."),
+    _col("system", Text, "System name."),
+    _col("accelerator", Text, "Accelerator id."),
+    _col("accelerator_name", Text, "Accelerator display name."),
+    _col("count", Float, "Accelerators as submitted, in unit."),
+    _col("unit", Text, "chip, core or device."),
+    _col("chips", Float, "count x chips per unit."),
+    _col("nodes", Int, "Host machines."),
+    _col("host_processor", Text, "Host CPU model."),
+    _col("host_processor_count", Int, "Host CPUs in the system."),
+    _col("framework", Text, "Software framework."),
+    _col("model_name", Text, "Model trained, where named."),
+    _col("model_parameters", Float, "Trained parameters, where given."),
+    _col("minutes", Float, "Time to train to the quality target (the official score for MLPerf rounds)."),
+    _col("runs", Int, "Number of runs in runs_minutes, where given."),
+    _col("estimated", Bool, "true when minutes is an estimate."),
+    _col("quality", Float, "Achieved quality."),
+    _col("quality_target", Float, "Target trained to."),
+    _col("chip_hours", Float, "chips x minutes / 60. Derived; not an official MLPerf metric."),
+    _col("cost_usd", Float, "chip_hours x on-demand price per chip-hour. Derived; not an official MLPerf metric."),
+    _col("price_usd_per_chip_hour", Float, "The on-demand price used."),
+    _col("price_provider", Text, "Provider of that price."),
+    _col("price_date", Text, "Date of that price."),
+    _col("price_source", Text, "Source of that price."),
+    _col("cost_note", Text, "Why cost_usd is NULL, or how the price was chosen when it postdates the result."),
+    _col("rank", Int, "1 = fastest (fewest minutes) within round x benchmark x division."),
+    _col("verified", Bool, "true for results of an MLPerf round as MLCommons published them."),
+    _col("method", Text, "self-reported, computed-from-logs or imported."),
+    _col("scaling", Text, "unscaled or rcp-scaled, for scores computed from logs."),
+    _col("rcp_factor", Float, "RCP factor applied, where scaled."),
+    _col("source_url", Text, "Where the result was published."),
+    _col("source_citation", Text, "Citation, for sources without a stable URL."),
+    _col("source_note", Text, "Remarks on the source (estimates, unofficial sources)."),
+    comment="One row per submission, normalized.",
+)
+cost_table = sa.Table(
+    "costs", metadata,
+    _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
+    _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase.", primary_key=True),
+    _col("provider", Text, "Provider of the price used (the lowest in force)."),
+    _col("usd_per_chip_hour", Float, "Price per chip-hour; NULL for purchase."),
+    _col("cost_usd", Float, "chip_hours x usd_per_chip_hour; for purchase, chips x price per chip. NULL without a price."),
+    _col("price_date", Text, "Date of the price used."),
+    _col("price_source", Text, "Source of the price used."),
+    _col("note", Text, "Why the cost is NULL, or how the price was chosen."),
+    comment="Cost of every result for every price tier. Derived; not an official MLPerf metric.",
+)
+
+
+def is_url(db: str | Path) -> bool:
+    return "://" in str(db)
+
+
+def engine_for(db: str | Path) -> sa.Engine:
+    return sa.create_engine(str(db) if is_url(db) else f"duckdb:///{Path(db)}")
+
+
+def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> tuple[list[dict], list[dict]]:
+    """Normalize valid entries into `results` and `costs` rows (pure apart from path display)."""
+    rows, cost_rows = [], []
+    for entry in entries:
+        data = entry.data
+        system, result, source = data["system"], data["result"], data["source"]
+        provenance = data.get("provenance", {})
+        accelerator = catalog.accelerators[system["accelerator"]]
+        round_ = catalog.rounds[data["round"]]
+        unit = system.get("unit", "chip")
+        n_chips = chips(system["count"], unit, accelerator)
+        hours = chip_hours(n_chips, result["minutes"])
+        entry_costs = costs(catalog.prices, accelerator, n_chips, hours, data["date"])
+        default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
+        for cost in entry_costs:
+            cost_rows.append({"entry_id": entry.entry_id, **asdict(cost)})
+        rows.append({
+            "entry_id": entry.entry_id,
+            "file": _display(entry.file, base),
+            "round": data["round"],
+            "round_kind": round_.kind,
+            "benchmark": data["benchmark"],
+            "division": data["division"],
+            "availability": data["availability"],
+            "submitter": data["submitter"],
+            "date": data["date"],
+            "system": system["name"],
+            "accelerator": accelerator.id,
+            "accelerator_name": accelerator.name,
+            "count": float(system["count"]),
+            "unit": unit,
+            "chips": n_chips,
+            "nodes": system.get("nodes"),
+            "host_processor": system.get("host_processor"),
+            "host_processor_count": system.get("host_processor_count"),
+            "framework": system.get("framework"),
+            "model_name": data.get("model", {}).get("name"),
+            "model_parameters": data.get("model", {}).get("parameters"),
+            "minutes": float(result["minutes"]),
+            "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
+            "estimated": bool(result.get("estimated", False)),
+            "quality": result.get("quality"),
+            "quality_target": result.get("quality_target"),
+            "chip_hours": hours,
+            "cost_usd": default.cost_usd,
+            "price_usd_per_chip_hour": default.usd_per_chip_hour,
+            "price_provider": default.provider,
+            "price_date": default.price_date,
+            "price_source": default.price_source,
+            "cost_note": default.note,
+            "rank": None,
+            "verified": _verified(round_, source.get("url")),
+            "method": provenance.get("method", "self-reported"),
+            "scaling": provenance.get("scaling"),
+            "rcp_factor": provenance.get("rcp_factor"),
+            "source_url": source.get("url"),
+            "source_citation": source.get("citation"),
+            "source_note": source.get("note"),
+        })
+    _assign_ranks(rows)
+    return rows, cost_rows
+
+
+def _verified(round_, url: str | None) -> bool:
+    """Only results that MLCommons published in an MLPerf round are reviewed by MLCommons."""
+    if round_.kind != "mlperf-training" or not url:
+        return False
+    trusted = [round_.results_repository or "", "https://mlcommons.org/"]
+    return any(prefix and url.startswith(prefix) for prefix in trusted)
+
+
+def _assign_ranks(rows: list[dict]) -> None:
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
+    for group in groups.values():
+        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group])):
+            row["rank"] = rank
+
+
+def _display(file: str, base: Path | None) -> str:
+    path = Path(file)
+    if base is not None:
+        try:
+            return path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
+    from leaderboard.normalize import usd_per_chip_hour
+
+    return {
+        "rounds": [asdict(r) for r in catalog.rounds.values()],
+        "benchmarks": [
+            {k: v for k, v in asdict(b).items() if k not in ("rounds", "log_metric")} for b in catalog.benchmarks.values()
+        ],
+        "benchmark_rounds": [
+            {"benchmark": b.id, "round": r, "quality_target": rules.quality_target, "runs": rules.runs,
+             "drop_fastest": rules.drop_fastest, "drop_slowest": rules.drop_slowest}
+            for b in catalog.benchmarks.values() for r, rules in b.rounds.items()
+        ],
+        "accelerators": [{**asdict(a), "aliases": " | ".join(a.aliases)} for a in catalog.accelerators.values()],
+        "prices": [
+            {**{k: v for k, v in asdict(p).items() if k != "origin"},
+             "usd_per_chip_hour": usd_per_chip_hour(p, catalog.accelerators[p.accelerator])}
+            for p in catalog.prices
+        ],
+    }
+
+
+def write_database(db: str | Path, catalog: Catalog, rows: list[dict], cost_rows: list[dict]) -> None:
+    """Create every table afresh and fill it, atomically: a DuckDB file is built beside the
+    target and renamed over it; a server database is replaced inside one transaction."""
+    tables = {**catalog_rows(catalog), "results": rows, "costs": cost_rows}
+    if is_url(db):
+        engine = engine_for(db)
+        try:
+            with engine.begin() as connection:
+                metadata.drop_all(connection)
+                metadata.create_all(connection)
+                _fill(connection, tables)
+        finally:
+            engine.dispose()
+        return
+    target = Path(db)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    engine = engine_for(temporary)
+    try:
+        with engine.begin() as connection:
+            metadata.create_all(connection)
+            _fill(connection, tables)
+        with engine.connect() as connection:
+            connection.exec_driver_sql("CHECKPOINT")
+    except BaseException:
+        engine.dispose()
+        temporary.unlink(missing_ok=True)
+        raise
+    engine.dispose()
+    os.replace(temporary, target)
+    Path(f"{target}.wal").unlink(missing_ok=True)
+
+
+def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
+    for name, table_rows in tables.items():
+        if table_rows:
+            # Values travel as parameters; submission text never becomes SQL.
+            connection.execute(metadata.tables[name].insert(), table_rows)
+
+
+READ_ONLY_CONFIG = {"enable_external_access": False}
+
+
+def connect(db: str | Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a DuckDB file: no writes, no attached databases, no file access."""
+    path = Path(db)
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}: run 'leaderboard build' first")
+    return duckdb.connect(str(path), read_only=True, config=dict(READ_ONLY_CONFIG))
+
+
+_WRITE_WORDS = re.compile(
+    r"^\s*(insert|update|delete|create|drop|alter|attach|detach|copy|export|import|install|load|pragma|set|"
+    r"checkpoint|vacuum|call|begin|commit|rollback|use|truncate|grant|revoke)\b",
+    re.IGNORECASE,
+)
+
+
+def run_query(db: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run one read-only statement; column names and rows."""
+    if _WRITE_WORDS.match(sql) or ";" in sql.strip().rstrip(";"):
+        raise PermissionError("only a single read-only query (SELECT, WITH, DESCRIBE, SHOW, ...) is allowed")
+    if is_url(db):
+        engine = engine_for(db)
+        try:
+            with engine.connect() as connection:
+                connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+                result = connection.exec_driver_sql(sql)
+                return list(result.keys()), [tuple(r) for r in result.fetchall()]
+        finally:
+            engine.dispose()
+    with connect(db) as connection:
+        cursor = connection.execute(sql)
+        names = [d[0] for d in cursor.description] if cursor.description else []
+        return names, cursor.fetchall()
+
+
+def table_docs() -> Iterable[tuple[str, str, list[tuple[str, str, str]]]]:
+    """(table, description, [(column, type, description)]) for every table: the README reads this."""
+    for table in metadata.sorted_tables:
+        yield table.name, table.comment or "", [
+            (c.name, str(c.type).lower(), c.comment or "") for c in table.columns
+        ]

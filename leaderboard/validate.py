@@ -1,0 +1,258 @@
+"""Validation of submission files: the JSON Schema, then the domain rules the schema cannot say.
+
+Returns every problem in every file (never stops at the first) and the valid entries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+from urllib.parse import urlparse
+
+from leaderboard import schemas
+from leaderboard.catalog import Catalog, catalog_name, load_catalog
+from leaderboard.files import SUFFIXES, Document, load
+from leaderboard.normalize import olympic_mean, reaches_target, slug
+from leaderboard.problems import Problem, did_you_mean
+
+MINUTES_TOLERANCE_ABS = 0.0005  # minutes written with three decimals
+MINUTES_TOLERANCE_REL = 1e-5
+
+
+@dataclass
+class Entry:
+    """One valid submission, ready to normalize and store."""
+
+    entry_id: str
+    file: str
+    data: dict
+    doc: Document
+
+
+@dataclass
+class ValidationResult:
+    files: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    catalog: Catalog | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Problem | None]]:
+    """Submission-like files under the given files and folders, sorted, each with a problem
+    when it cannot be taken (a link leaving its folder, a missing path)."""
+    for path in paths:
+        if not path.exists() and not path.is_symlink():
+            yield path, Problem(str(path), None, None, "$", "no such file or folder")
+        elif path.is_dir():
+            root = path.resolve()
+            found = []
+            for folder, dirs, names in os.walk(path, followlinks=False):
+                dirs.sort()
+                for name in names:
+                    candidate = Path(folder) / name
+                    if candidate.suffix.lower() in SUFFIXES:
+                        found.append(candidate)
+                for name in list(dirs):
+                    if (Path(folder) / name).is_symlink():
+                        dirs.remove(name)
+                        found.append(Path(folder) / name)
+            for candidate in sorted(found):
+                yield candidate, _link_problem(candidate, root)
+        else:
+            yield path, _link_problem(path, path.parent.resolve()) if path.is_symlink() else None
+
+
+def _link_problem(path: Path, root: Path) -> Problem | None:
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return Problem(str(path), None, None, "$", "symbolic link is broken or loops", "commit the file itself")
+    if target.is_dir() or root not in target.parents:
+        return Problem(str(path), None, None, "$", "symbolic link points outside its folder: not read",
+                       "commit the file itself, not a link")
+    return None
+
+
+def validate_paths(
+    paths: Iterable[Path],
+    catalog_dir: Path,
+    today: dt.date | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ValidationResult:
+    """Validate catalog files and submission files under `paths` against the catalog in `catalog_dir`."""
+    result = ValidationResult()
+    catalog = load_catalog(catalog_dir)
+    result.catalog = catalog
+    result.problems += catalog.problems
+    catalog_files = {p.resolve() for p in catalog.files}
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    seen: dict[tuple, Entry] = {}
+    for path, problem in iter_files(paths):
+        result.files.append(str(path))
+        if progress:
+            progress(1)
+        if problem:
+            result.problems.append(problem)
+            continue
+        if path.resolve() in catalog_files:
+            continue  # already checked with the catalog
+        if catalog_name(path) and path.parent.resolve() != catalog_dir.resolve():
+            doc = load(path)
+            result.problems += doc.problems or schemas.check(doc, catalog_name(path))
+            continue
+        entry, problems = check_submission(path, catalog, today)
+        result.problems += problems
+        if entry is None:
+            continue
+        key = _identity(entry.data)
+        if key in seen:
+            first = seen[key]
+            what = "same round, submitter, system, benchmark and division"
+            result.problems.append(entry.doc.problem((), f"duplicate entry: {what} as {first.file}",
+                                                     "merge the two files or correct one of them"))
+            result.problems.append(first.doc.problem((), f"duplicate entry: {what} as {entry.file}",
+                                                     "merge the two files or correct one of them"))
+            continue
+        seen[key] = entry
+        result.entries.append(entry)
+    duplicated = {p.file for p in result.problems if p.message.startswith("duplicate entry")}
+    result.entries = [e for e in result.entries if e.file not in duplicated]
+    result.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.json_path, p.message))
+    return result
+
+
+def _identity(data: dict) -> tuple:
+    return tuple(
+        " ".join(str(v).casefold().split())
+        for v in (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"])
+    )
+
+
+def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
+    """One file: parse, schema, domain rules. The entry is None when anything is wrong."""
+    doc = load(path)
+    if doc.problems:
+        return None, doc.problems
+    if not isinstance(doc.data, dict):
+        return None, [doc.problem((), "a submission must be a mapping of fields",
+                                  "start from an example in submissions/ or run 'leaderboard new'")]
+    problems = schemas.check(doc, "submission")
+    if problems:
+        return None, problems
+    problems = list(_domain_problems(doc, path, catalog, today))
+    if problems:
+        return None, problems
+    data = doc.data
+    entry_id = f"{data['round']}/{slug(data['submitter'])}/{path.stem}"
+    return Entry(entry_id, str(path), data, doc), []
+
+
+def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date) -> Iterator[Problem]:
+    data = doc.data
+    system, result, source = data["system"], data["result"], data["source"]
+
+    round_ = catalog.rounds.get(data["round"])
+    if round_ is None:
+        yield doc.problem(("round",), f"unknown round {data['round']!r}", did_you_mean(data["round"], catalog.rounds))
+    benchmark = catalog.benchmarks.get(data["benchmark"])
+    if benchmark is None:
+        yield doc.problem(("benchmark",), f"unknown benchmark {data['benchmark']!r}",
+                          did_you_mean(data["benchmark"], catalog.benchmarks))
+    accelerator = catalog.accelerators.get(system["accelerator"])
+    if accelerator is None:
+        by_alias = catalog.accelerator_by_alias(system["accelerator"])
+        hint = f"did you mean {by_alias.id!r}?" if by_alias else did_you_mean(system["accelerator"], catalog.accelerators)
+        yield doc.problem(("system", "accelerator"), f"unknown accelerator {system['accelerator']!r}", hint)
+
+    for field_path, value in ((("result", "minutes"), result["minutes"]), (("system", "count"), system["count"])):
+        if not math.isfinite(value) or value <= 0:
+            yield doc.problem(field_path, f"must be a positive finite number, not {value!r}")
+    unit = system.get("unit", "chip")
+    if accelerator and unit == "core" and not accelerator.cores_per_chip:
+        yield doc.problem(("system", "unit"), f"{accelerator.name} is not counted in cores",
+                          "use unit: chip or unit: device")
+    if unit == "chip" and isinstance(system["count"], float) and not system["count"].is_integer():
+        yield doc.problem(("system", "count"), f"a chip count must be a whole number, not {system['count']}")
+
+    try:
+        date = dt.date.fromisoformat(data["date"])
+    except ValueError:
+        yield doc.problem(("date",), f"{data['date']!r} is not a real date")
+    else:
+        if date > today:
+            yield doc.problem(("date",), f"date {data['date']} lies in the future", "give the publication date")
+
+    url = source.get("url")
+    if url is not None:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            yield doc.problem(("source", "url"), f"{url!r} is not an http(s) URL",
+                              "give the full address, starting with https://")
+
+    if round_ and benchmark:
+        if benchmark.kind != round_.kind:
+            choices = [b.id for b in catalog.benchmarks.values() if b.kind == round_.kind]
+            yield doc.problem(("benchmark",), f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
+                              did_you_mean(benchmark.id, choices))
+        elif round_.kind == "mlperf-training" and round_.id not in benchmark.rounds:
+            yield doc.problem(("benchmark",), f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
+                              "add them to catalog/benchmarks.yaml")
+        else:
+            yield from _result_problems(doc, result, data["division"], round_, benchmark)
+
+    expected_folder = slug(data["submitter"])
+    parts = path.resolve().parts
+    if len(parts) < 3 or parts[-2] != expected_folder or parts[-3] != data["round"]:
+        yield doc.problem((), f"file is at {'/'.join(parts[-3:])} but its content says "
+                          f"{data['round']}/{expected_folder}/{path.name}",
+                          f"move it to submissions/{data['round']}/{expected_folder}/{path.name}")
+
+
+def _result_problems(doc: Document, result: dict, division: str, round_, benchmark) -> Iterator[Problem]:
+    rules = benchmark.rounds.get(round_.id)
+    quality, target = result.get("quality"), result.get("quality_target")
+    if round_.kind == "mlperf-training":
+        for name, value in (("quality", quality), ("quality_target", target)):
+            if value is None:
+                yield doc.problem(("result",), f"missing required field {name!r} (required in MLPerf rounds)",
+                                  f"the {benchmark.metric} reached" if name == "quality" else
+                                  f"the closed-division target is {rules.quality_target}")
+    for name, value in (("quality", quality), ("quality_target", target)):
+        if value is not None and not math.isfinite(value):
+            yield doc.problem(("result", name), f"must be a finite number, not {value!r}")
+            return
+    if rules and division == "closed" and target is not None and not math.isclose(target, rules.quality_target,
+                                                                                  abs_tol=1e-12):
+        yield doc.problem(("result", "quality_target"),
+                          f"closed division target for {benchmark.name} in {round_.name} is {rules.quality_target}, "
+                          f"not {target}", "the closed division trains to the round's target; or use division: open")
+    if quality is not None and target is not None and benchmark.direction:
+        if not reaches_target(quality, target, benchmark.direction):
+            better = "at least" if benchmark.direction == "higher" else "at most"
+            yield doc.problem(("result", "quality"),
+                              f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)")
+
+    runs = result.get("runs_minutes")
+    if runs is not None:
+        if rules and len(runs) != rules.runs:
+            yield doc.problem(("result", "runs_minutes"),
+                              f"{len(runs)} runs given; {round_.name} {benchmark.name} needs {rules.runs}")
+            return
+        drop_fastest, drop_slowest = (rules.drop_fastest, rules.drop_slowest) if rules else (0, 0)
+        mean = olympic_mean(runs, drop_fastest, drop_slowest)
+        if mean is None:
+            yield doc.problem(("result", "runs_minutes"), "more failed runs than the scoring may drop")
+        elif abs(mean - result["minutes"]) > max(MINUTES_TOLERANCE_ABS, MINUTES_TOLERANCE_REL * mean):
+            yield doc.problem(("result", "minutes"),
+                              f"minutes {result['minutes']} is not the olympic mean of runs_minutes ({mean:.4f})",
+                              f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest")
