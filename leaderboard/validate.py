@@ -132,9 +132,12 @@ def validate_paths(
 
 
 def _identity(data: dict) -> tuple:
+    # The model name is part of the identity too: two published models trained on the same
+    # hardware by one organization are two entries.
+    model = data.get("model", {}).get("name", "")
     return tuple(
         " ".join(str(v).casefold().split())
-        for v in (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"])
+        for v in (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"], model)
     )
 
 
