@@ -8,6 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+# Load the submodule first: a submodule imported later would replace the function of the
+# same name on the package.
+import leaderboard.validate as _validate_module
+
 DEFAULT_DB = "leaderboard.duckdb"
 
 
@@ -41,6 +45,4 @@ def results(db: str | Path = DEFAULT_DB, **filters):
 def validate(paths: Iterable[str | Path] = ("submissions",), catalog: str | Path = "catalog"):
     """Validate files and folders; the result has .ok, .problems (file, line, col, json_path,
     message, hint) and .entries."""
-    from leaderboard.validate import validate_paths
-
-    return validate_paths([Path(p) for p in paths], Path(catalog))
+    return _validate_module.validate_paths([Path(p) for p in paths], Path(catalog))

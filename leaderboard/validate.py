@@ -148,7 +148,7 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
         return None, doc.problems
     if not isinstance(doc.data, dict):
         return None, [doc.problem((), "a submission must be a mapping of fields",
-                                  "start from an example in submissions/ or run 'leaderboard new'")]
+                                  "start from an example in submissions/ (see README: Submission format)")]
     problems = schemas.check(doc, "submission")
     if problems:
         return None, problems

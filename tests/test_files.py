@@ -1,0 +1,92 @@
+"""Reading YAML and JSON safely, with the line and column of every value and of every failure."""
+
+from pathlib import Path
+
+import pytest
+
+from leaderboard.files import MAX_BYTES, dump_yaml, load
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return path
+
+
+def test_yaml_positions_of_values_and_keys(tmp_path):
+    doc = load(write(tmp_path, "a.yaml", "a: 1\nsystem:\n  name: x\n  count: 8\n"))
+    assert doc.problems == []
+    assert doc.data == {"a": 1, "system": {"name": "x", "count": 8}}
+    assert doc.where(("system", "count")) == (4, 10)
+    assert doc.where(("system", "count"), key=True) == (4, 3)
+    assert doc.where(("system", "missing")) == (3, 3)  # the parent mapping
+
+
+def test_yaml_dates_stay_strings_and_values_keep_types(tmp_path):
+    doc = load(write(tmp_path, "a.yaml", "date: 2021-12-01\nn: 1e3\nm: 1.5\nb: true\nz: ~\n"))
+    assert doc.data == {"date": "2021-12-01", "n": "1e3", "m": 1.5, "b": True, "z": None}
+
+
+def test_json_positions(tmp_path):
+    doc = load(write(tmp_path, "a.json", '{\n  "system": {"count": 8,\n    "name": "x"}\n}\n'))
+    assert doc.problems == []
+    assert doc.where(("system", "name")) == (3, 13)
+    assert doc.where(("system", "name"), key=True) == (3, 5)
+
+
+@pytest.mark.parametrize(
+    "name, content, message, line, col",
+    [
+        ("dup.yaml", "a: 1\nb: 2\na: 3\n", "duplicate key 'a' (first at line 1)", 3, 1),
+        ("dup.json", '{"a": 1,\n "a": 2}', "duplicate key 'a' (first at line 1)", 2, 2),
+        ("bad.yaml", "a: [1, 2\nb: 3\n", "YAML does not parse", 2, 2),
+        ("bad.json", '{"a": 1,}', "JSON does not parse: expected a key", 1, 9),
+        ("nan.json", '{"a": NaN}', "NaN is not valid JSON", 1, 7),
+        ("inf.json", '{"a": -Infinity}', "JSON does not parse", 1, 7),
+        ("trail.json", '{"a": 1} x', "extra data", 1, 10),
+        ("empty.yaml", "  \n", "file is empty", None, None),
+        ("latin1.yaml", b"name: Montr\xe9al\n", "file is not UTF-8", 1, 12),
+        ("tag.yaml", "a: !!python/object:os.system x\n", "is not allowed", 1, 4),
+        ("two.yaml", "a: 1\n---\nb: 2\n", "2 YAML documents", None, None),
+        ("deep.json", "[" * 100 + "]" * 100, "nesting deeper than 64", 1, 66),
+    ],
+)
+def test_parse_failures_have_line_and_column(tmp_path, name, content, message, line, col):
+    doc = load(write(tmp_path, name, content))
+    assert doc.data is None
+    [problem] = doc.problems
+    assert message in problem.message
+    assert (problem.line, problem.col) == (line, col)
+
+
+def test_utf8_bom_is_accepted(tmp_path):
+    doc = load(write(tmp_path, "bom.yaml", b"\xef\xbb\xbfa: 1\n"))
+    assert doc.problems == [] and doc.data == {"a": 1}
+
+
+def test_oversized_file_is_refused_without_reading_it(tmp_path):
+    path = tmp_path / "big.yaml"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_BYTES + 1)
+    [problem] = load(path).problems
+    assert "over the 1 MiB limit" in problem.message
+
+
+def test_alias_bomb_is_refused(tmp_path):
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 9):
+        lines.append(f"{chr(97 + i)}: &{chr(97 + i)} [{','.join(['*' + chr(96 + i)] * 9)}]")
+    [problem] = load(write(tmp_path, "bomb.yaml", "\n".join(lines) + "\n")).problems
+    assert "expands to more than" in problem.message
+
+
+def test_unreadable_path_is_a_problem(tmp_path):
+    [problem] = load(tmp_path / "missing.yaml").problems
+    assert "cannot read file" in problem.message
+
+
+def test_dump_yaml_quotes_what_would_read_back_as_another_type(tmp_path):
+    text = dump_yaml({"date": "2021-12-01", "flag": "yes", "n": "12", "name": "x", "v": 1.5})
+    doc = load(write(tmp_path, "round.yaml", text))
+    assert doc.data == {"date": "2021-12-01", "flag": "yes", "n": "12", "name": "x", "v": 1.5}
+    assert 'date: "2021-12-01"' in text

@@ -1,0 +1,147 @@
+"""Chips, chip-hours, the price in force, cost per tier, olympic mean and ranks: one row per case."""
+
+import math
+
+import pytest
+
+from leaderboard.catalog import Accelerator, Price
+from leaderboard.normalize import (
+    chip_hours,
+    chips,
+    competition_ranks,
+    costs,
+    olympic_mean,
+    price_in_force,
+    reaches_target,
+    slug,
+)
+
+TPU_V3 = Accelerator("tpu-v3", "Google", "TPU v3", chips_per_device=4, aliases=(), cores_per_chip=2)
+A100 = Accelerator("a100", "NVIDIA", "A100", chips_per_device=1, aliases=())
+IPU = Accelerator("ipu", "Graphcore", "IPU", chips_per_device=4, aliases=(), no_price_reason="no public price")
+
+
+def price(tier="on-demand", usd=1.0, unit="chip-hour", date="2020-01-01", provider="P", accelerator="a100"):
+    return Price(accelerator, provider, tier, usd, unit, date, f"https://example.com/{provider}/{date}")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("Intel-HabanaLabs", "intel-habanalabs"), ("Acme", "acme"), ("NVIDIA + Microsoft", "nvidia-microsoft"),
+     ("  Université de Montréal ", "universit-de-montr-al"), ("a__b--c", "a-b-c")],
+)
+def test_slug(text, expected):
+    assert slug(text) == expected
+
+
+@pytest.mark.parametrize(
+    "count, unit, accelerator, expected",
+    [(2048, "chip", TPU_V3, 2048), (16, "device", TPU_V3, 64), (512, "core", TPU_V3, 256), (8, "chip", A100, 8),
+     (1, "device", IPU, 4)],
+)
+def test_chips(count, unit, accelerator, expected):
+    assert chips(count, unit, accelerator) == expected
+
+
+def test_chips_refuses_cores_for_a_part_not_counted_in_cores():
+    with pytest.raises(ValueError):
+        chips(8, "core", A100)
+
+
+@pytest.mark.parametrize(
+    "n_chips, minutes, expected",
+    [(4320, 0.347, 24.984), (64, 4.534, 4.836266667), (2048, 1196.638, 40845.24373), (64, 5760, 6144)],
+)
+def test_chip_hours(n_chips, minutes, expected):
+    assert chip_hours(n_chips, minutes) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "prices, date, expected_usd, later",
+    [
+        # latest on or before the date
+        ([price(usd=3, date="2019-01-01"), price(usd=2, date="2020-06-01"), price(usd=1, date="2022-01-01")],
+         "2021-01-01", 2, False),
+        # on the date itself counts as in force
+        ([price(usd=3, date="2021-01-01"), price(usd=1, date="2022-01-01")], "2021-01-01", 3, False),
+        # none before: the earliest later, flagged
+        ([price(usd=5, date="2023-01-01"), price(usd=4, date="2022-01-01")], "2021-01-01", 4, True),
+        # lowest among providers
+        ([price(usd=4.10, provider="AWS"), price(usd=2.93, provider="GCP")], "2021-01-01", 2.93, False),
+        # a provider in force beats a cheaper one only dated later
+        ([price(usd=4.10, provider="AWS"), price(usd=1.0, provider="GCP", date="2023-01-01")], "2021-01-01", 4.10,
+         False),
+        # other tiers and accelerators are ignored
+        ([price(tier="spot", usd=0.5), price(usd=9, accelerator="other")], "2021-01-01", None, None),
+    ],
+)
+def test_price_in_force(prices, date, expected_usd, later):
+    choice = price_in_force(prices, A100, "on-demand", date)
+    if expected_usd is None:
+        assert choice is None
+    else:
+        assert choice.per_chip_hour == pytest.approx(expected_usd)
+        assert choice.later_than_result is later
+
+
+@pytest.mark.parametrize(
+    "unit, usd, expected_per_chip_hour",
+    [("device-hour", 8.00, 2.00), ("core-hour", 1.0, 2.0), ("chip-hour", 2.0, 2.0)],
+)
+def test_price_units_convert_to_chip_hours(unit, usd, expected_per_chip_hour):
+    choice = price_in_force([price(unit=unit, usd=usd, accelerator="tpu-v3")], TPU_V3, "on-demand", "2020-01-01")
+    assert choice.per_chip_hour == pytest.approx(expected_per_chip_hour)
+
+
+def test_costs_every_tier_with_reasons():
+    prices = [
+        price(accelerator="tpu-v3", usd=8.00, unit="device-hour", date="2019-07-01"),
+        price(accelerator="tpu-v3", tier="spot", usd=2.40, unit="device-hour", date="2019-07-01"),
+        price(accelerator="tpu-v3", tier="purchase", usd=5000, unit="chip", date="2022-01-01"),
+    ]
+    result = {c.tier: c for c in costs(prices, TPU_V3, 64, 6144, "2018-10-11")}
+    assert result["on-demand"].cost_usd == pytest.approx(12288)
+    assert "earliest later price" in result["on-demand"].note
+    assert result["spot"].cost_usd == pytest.approx(6144 * 0.6)
+    assert result["1-year"].cost_usd is None and "no 1-year price" in result["1-year"].note
+    assert result["purchase"].cost_usd == pytest.approx(64 * 5000)
+    assert result["purchase"].usd_per_chip_hour is None
+
+
+def test_costs_without_any_price_give_the_accelerators_reason():
+    result = costs([], IPU, 256, 16.2, "2021-12-01")
+    assert all(c.cost_usd is None and c.note == "no public price" for c in result)
+
+
+@pytest.mark.parametrize(
+    "runs, fastest, slowest, expected",
+    [
+        ([3.338, 3.329, 3.501, 3.4, 3.3], 1, 1, (3.338 + 3.329 + 3.4) / 3),
+        ([5, 1, 3, 2, 4], 1, 1, 3.0),
+        ([1, 2, 3, None, 5], 1, 1, (2 + 3 + 5) / 3),  # the failed run is the slowest, dropped
+        ([1, 2, None, None, 5], 1, 1, None),  # two failures, only one may be dropped
+        (list(range(1, 41)), 4, 4, sum(range(5, 37)) / 32),
+        ([7.0], 0, 0, 7.0),
+    ],
+)
+def test_olympic_mean(runs, fastest, slowest, expected):
+    result = olympic_mean(runs, fastest, slowest)
+    assert (result is None) if expected is None else result == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [([0.35, 4.5, 3.4], [1, 3, 2]), ([2, 1, 2, 3], [2, 1, 2, 4]), ([1, None, 0.5], [2, None, 1]), ([], [])],
+)
+def test_competition_ranks(values, expected):
+    assert competition_ranks(values) == expected
+
+
+@pytest.mark.parametrize(
+    "quality, target, direction, expected",
+    [(0.76, 0.759, "higher", True), (0.759, 0.759, "higher", True), (0.75, 0.759, "higher", False),
+     (0.055, 0.058, "lower", True), (0.06, 0.058, "lower", False)],
+)
+def test_reaches_target(quality, target, direction, expected):
+    assert reaches_target(quality, target, direction) is expected
+    assert not math.isnan(target)

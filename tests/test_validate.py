@@ -1,0 +1,273 @@
+"""`leaderboard validate` on broken copies of real submissions: every check, its message,
+its line and column, its JSON path and hint, and the exit code."""
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import run_cli
+
+from leaderboard.validate import validate_paths
+
+MLPERF = """\
+schema_version: 1
+round: mlperf-training-v1.1
+benchmark: resnet
+division: closed
+availability: available
+submitter: Acme Labs
+date: "2021-12-01"
+system:
+  name: acme-64
+  accelerator: a100-sxm4-80gb
+  count: 64
+  unit: chip
+result:
+  minutes: 4.5
+  quality: 0.7601
+  quality_target: 0.759
+source:
+  url: https://example.com/acme/resnet
+"""
+
+PUBLISHED = """\
+schema_version: 1
+round: published
+benchmark: language
+division: open
+availability: available
+submitter: Acme Labs
+date: "2019-01-01"
+system:
+  name: 16 Cloud TPU v3
+  accelerator: tpu-v3
+  count: 16
+  unit: device
+model:
+  name: Acme-LM
+result:
+  minutes: 5760
+source:
+  citation: Acme Labs, "Training Acme-LM", 2019.
+"""
+
+
+def place(project: Path, text: str, round_="mlperf-training-v1.1", folder="acme-labs", name="entry.yaml") -> Path:
+    path = project / "submissions" / round_ / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+def test_the_shipped_submissions_and_catalog_are_valid():
+    root = Path(__file__).resolve().parent.parent
+    result = run_cli("validate", cwd=root)
+    assert result.code == 0, result.out + result.err
+    assert "all valid" in result.err
+
+
+def test_valid_examples_pass(empty_project):
+    place(empty_project, MLPERF)
+    place(empty_project, PUBLISHED, round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 0, result.out
+    assert result.out == ""
+
+
+CASES = [
+    # (name, base, old, new, where "line:col", json path, message part, hint part)
+    ("unknown round", MLPERF, "round: mlperf-training-v1.1", "round: mlperf-training-v1.2", "2:8", "$.round",
+     "unknown round 'mlperf-training-v1.2'", "did you mean 'mlperf-training-v1.1'"),
+    ("unknown benchmark", MLPERF, "benchmark: resnet", "benchmark: resnet50", "3:12", "$.benchmark",
+     "unknown benchmark 'resnet50'", "did you mean 'resnet'"),
+    ("unknown accelerator", MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: a100-sxm4-80", "10:16",
+     "$.system.accelerator", "unknown accelerator", "did you mean 'a100-sxm4-80gb'"),
+    ("accelerator named by alias", MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: NVIDIA A100-SXM4-80GB (400W)",
+     "10:16", "$.system.accelerator", "unknown accelerator", "did you mean 'a100-sxm4-80gb'"),
+    ("unknown field", MLPERF, "  unit: chip\n", "  unit: chip\n  colour: green\n", "13:3", "$.system.colour",
+     "unknown field 'colour'", None),
+    ("misspelt field", MLPERF, "  minutes: 4.5", "  minuts: 4.5", "14:3", "$.result.minuts",
+     "unknown field 'minuts'", "did you mean 'minutes'"),
+    ("missing field", MLPERF, "availability: available\n", "", "1:1", "$", "missing required field 'availability'",
+     None),
+    ("bad enum", MLPERF, "division: closed", "division: closd", "4:11", "$.division", "'closd' is not one of",
+     "did you mean 'closed'"),
+    ("closed target differs", MLPERF, "quality_target: 0.759", "quality_target: 0.75", "16:19",
+     "$.result.quality_target", "closed division target for ResNet-50", "use division: open"),
+    ("quality misses target", MLPERF, "quality: 0.7601", "quality: 0.7501", "15:12", "$.result.quality",
+     "quality 0.7501 misses the target 0.759", None),
+    ("quality missing in MLPerf", MLPERF, "  quality: 0.7601\n", "", "14:3", "$.result",
+     "missing required field 'quality'", None),
+    ("runs wrong count", MLPERF, "  minutes: 4.5\n", "  minutes: 4.5\n  runs_minutes: [4.4, 4.5, 4.6]\n", "15:17",
+     "$.result.runs_minutes", "3 runs given; MLPerf Training v1.1 ResNet-50 needs 5", None),
+    ("minutes not the olympic mean", MLPERF, "  minutes: 4.5\n", "  minutes: 4.5\n  runs_minutes: [4.4, 4.5, 4.6, 4.7, 9]\n",
+     "14:12", "$.result.minutes", "is not the olympic mean of runs_minutes (4.6000)", "drop the 1 fastest"),
+    ("minutes not positive", MLPERF, "minutes: 4.5", "minutes: 0", "14:12", "$.result.minutes",
+     "must be greater than 0", None),
+    ("minutes not finite", MLPERF, "minutes: 4.5", "minutes: .inf", "14:12", "$.result.minutes",
+     "must be a positive finite number", None),
+    ("count quoted", MLPERF, "count: 64", 'count: "64"', "11:10", "$.system.count", "must be a number, not string",
+     "without quotes"),
+    ("count negative", MLPERF, "count: 64", "count: -8", "11:10", "$.system.count", "must be greater than 0", None),
+    ("count fractional chips", MLPERF, "count: 64", "count: 64.5", "11:10", "$.system.count",
+     "a chip count must be a whole number", None),
+    ("cores of a GPU", MLPERF, "unit: chip", "unit: core", "12:9", "$.system.unit", "is not counted in cores", None),
+    ("not a real date", MLPERF, 'date: "2021-12-01"', 'date: "2021-02-30"', "7:7", "$.date", "is not a real date",
+     None),
+    ("date unquoted but malformed", MLPERF, 'date: "2021-12-01"', "date: 1 December 2021", "7:7", "$.date",
+     "is not a date in the form YYYY-MM-DD", "quote it"),
+    ("date in the future", MLPERF, 'date: "2021-12-01"', 'date: "2999-01-01"', "7:7", "$.date", "lies in the future",
+     None),
+    ("source not http", MLPERF, "url: https://example.com/acme/resnet", "url: ftp://example.com/x", "18:8",
+     "$.source.url", "is not an http(s) URL", None),
+    ("source empty", MLPERF, "  url: https://example.com/acme/resnet\n", "  note: x\n", "18:3", "$.source",
+     "needs 'url' or 'citation'", None),
+    ("benchmark of another round", MLPERF, "benchmark: resnet", "benchmark: language", "3:12", "$.benchmark",
+     "benchmark 'language' is not part of round 'mlperf-training-v1.1'", None),
+    ("schema version", MLPERF, "schema_version: 1", "schema_version: 2", "1:17", "$.schema_version",
+     "must be 1, not 2", None),
+    ("duplicate key", MLPERF, "division: closed\n", "division: closed\ndivision: open\n", "5:1", "$",
+     "duplicate key 'division' (first at line 4)", None),
+    ("does not parse", MLPERF, "  count: 64\n", "  count: [64\n", "12:7", "$", "YAML does not parse", None),
+    ("not a mapping", MLPERF, MLPERF, "- a\n- b\n", "1:1", "$", "a submission must be a mapping", None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_each_check_reports_where_and_why(empty_project, case):
+    _, base, old, new, where, path, message, hint = case
+    file = place(empty_project, edit(base, old, new))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1, result.out
+    rel = os.path.join("submissions", "mlperf-training-v1.1", "acme-labs", "entry.yaml")
+    prefix = f"{rel}:{where}: {path}: " if where else f"{rel}: {path}: "
+    lines = [line for line in result.out.splitlines() if line.startswith(prefix) and message in line]
+    assert lines, f"expected {prefix}...{message} in:\n{result.out}"
+    if hint:
+        assert hint in lines[0]
+    assert "Traceback" not in result.out + result.err
+    assert file.exists()
+
+
+def test_published_runs_need_no_quality(empty_project):
+    place(empty_project, PUBLISHED, round_="published")
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_lower_is_better_metric(empty_project):
+    rnnt = MLPERF.replace("benchmark: resnet", "benchmark: rnnt").replace("quality: 0.7601", "quality: 0.061")
+    rnnt = rnnt.replace("quality_target: 0.759", "quality_target: 0.058")
+    place(empty_project, rnnt)
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "quality 0.061 misses the target 0.058" in result.out
+    place(empty_project, rnnt.replace("quality: 0.061", "quality: 0.0575"))
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_runs_with_a_failed_run_must_average_to_minutes(empty_project):
+    place(empty_project, MLPERF.replace("  minutes: 4.5\n", "  minutes: 4.5\n  runs_minutes: [4.4, 4.5, null, 4.6, 4.3]\n"))
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_duplicate_entries_name_both_files(empty_project):
+    place(empty_project, MLPERF, name="one.yaml")
+    place(empty_project, MLPERF.replace("acme-64", "ACME-64 "), name="two.yaml")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "one.yaml:1:1: $: duplicate entry: same round, submitter, system, benchmark and division as" in result.out
+    assert result.out.count("duplicate entry") == 2
+    assert "two.yaml" in result.out.splitlines()[0] or "two.yaml" in result.out
+
+
+def test_location_must_agree_with_content(empty_project):
+    place(empty_project, MLPERF, folder="acme")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "file is at mlperf-training-v1.1/acme/entry.yaml but its content says" in result.out
+    assert "move it to submissions/mlperf-training-v1.1/acme-labs/entry.yaml" in result.out
+
+
+def test_json_submission_with_positions(empty_project):
+    data = yaml.safe_load(MLPERF)
+    data["date"] = "2021-12-01"
+    data["system"]["count"] = -1
+    place(empty_project, json.dumps(data, indent=2), name="entry.json")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "entry.json:12:14: $.system.count: must be greater than 0" in result.out
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [(b"", "file is empty"), (b"name: Montr\xe9al\n", "file is not UTF-8"), (b"x" * (1024 * 1024 + 1), "1 MiB")],
+)
+def test_bad_files_exit_1_with_message(empty_project, content, message):
+    path = empty_project / "submissions" / "mlperf-training-v1.1" / "acme-labs" / "entry.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and message in result.out
+
+
+def test_every_problem_in_every_file_is_reported(empty_project):
+    place(empty_project, edit(edit(MLPERF, "count: 64", "count: -1"), "division: closed", "division: x"), name="a.yaml")
+    place(empty_project, edit(MLPERF, "round: mlperf-training-v1.1\n", "round: mlperf-training-v1.1\nextra: 1\n"),
+          name="b.yaml")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "a.yaml:4:11: $.division" in result.out and "a.yaml:11:10: $.system.count" in result.out
+    assert "b.yaml:3:1: $.extra: unknown field 'extra'" in result.out
+    assert "3 problems in 2 files" in result.err
+
+
+def test_json_format_for_machines(empty_project):
+    place(empty_project, edit(MLPERF, "count: 64", "count: 0"))
+    result = run_cli("validate", "--format", "json", cwd=empty_project)
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["valid"] is False
+    [problem] = report["problems"]
+    assert problem["line"] == 11 and problem["col"] == 10 and problem["json_path"] == "$.system.count"
+    assert set(problem) == {"file", "line", "col", "json_path", "message", "hint"}
+
+
+def test_usage_errors_exit_2(empty_project):
+    assert run_cli("validate", "--format", "xml", cwd=empty_project).code == 2
+    assert run_cli("frobnicate", cwd=empty_project).code == 2
+
+
+def test_missing_path_is_a_problem_not_a_crash(empty_project):
+    result = run_cli("validate", "nowhere", cwd=empty_project)
+    assert result.code == 1 and "nowhere: $: no such file or folder" in result.out
+
+
+def test_symlink_leaving_the_folder_is_not_read(empty_project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.yaml"
+    outside.write_text(MLPERF)
+    link = empty_project / "submissions" / "mlperf-training-v1.1" / "acme-labs" / "entry.yaml"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside)
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "symbolic link points outside its folder" in result.out
+
+
+def test_catalog_problems_are_reported(empty_project):
+    prices = empty_project / "catalog" / "prices.yaml"
+    prices.write_text(prices.read_text().replace("accelerator: tpu-v2,", "accelerator: tpu-v9,", 1))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "prices.yaml:" in result.out and "unknown accelerator 'tpu-v9'" in result.out
+
+
+def test_python_api_validate_collects_entries(empty_project):
+    place(empty_project, MLPERF)
+    result = validate_paths([empty_project / "submissions"], empty_project / "catalog", today=dt.date(2022, 1, 1))
+    assert result.ok and [e.entry_id for e in result.entries] == ["mlperf-training-v1.1/acme-labs/entry"]
