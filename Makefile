@@ -5,7 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: site test lint format bench browser clean
+.PHONY: install site test lint format bench browser postgres clean
+
+install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +30,17 @@ browser:
 	      || echo "WARNING: could not install chromium: browser tests will be skipped"; \
 	  else echo "WARNING: chromium is missing and cannot be installed here: browser tests will be skipped"; fi; }
 
-test: $(STAMP) browser
+# The PostgreSQL backend tests start a throwaway server from Debian's postgresql package;
+# install it when missing. Without it those tests skip with a loud message.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's postgresql for the PostgreSQL backend tests"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+	      || echo "WARNING: could not install postgresql: PostgreSQL tests will be skipped"; \
+	  else echo "WARNING: postgresql is missing and cannot be installed here: PostgreSQL tests will be skipped"; fi; }
+
+test: $(STAMP) browser postgres
 	@$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -5,8 +5,8 @@ The Python API for notebooks: connect(), results(), validate().
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 # Load the submodule first: a submodule imported later would replace the function of the
 # same name on the package.

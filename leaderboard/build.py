@@ -5,9 +5,12 @@ Refuses to write anything when a single file is invalid.
 
 from __future__ import annotations
 
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from leaderboard import store
 from leaderboard.problems import Problem
@@ -27,6 +30,53 @@ class BuildResult:
         return not self.problems
 
 
+LOCK_NAME = ".leaderboard-build.lock"
+
+
+class BuildLocked(RuntimeError):
+    """Another build holds the lock of this folder."""
+
+
+@contextmanager
+def build_lock(folder: Path) -> Iterator[None]:
+    """One build at a time per folder: a second one fails at once with a clear message
+    instead of racing the first one's renames. The lock dies with its process (flock)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_NAME
+    handle = open(path, "a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise BuildLocked(
+                f"another build is running here (pid {holder}, lock {path}); wait for it to finish and build again"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+def _remove_leftovers(db: str | Path, out: Path | None) -> None:
+    """Temporary files of a build that was killed; only called under the lock."""
+    import shutil
+
+    if not store.is_url(db):
+        target = Path(db)
+        for leftover in target.parent.glob(f".{target.name}.*.tmp*"):
+            leftover.unlink(missing_ok=True)
+    if out is not None:
+        for leftover in out.parent.glob(f".{out.name}.*.tmp"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        for leftover in out.parent.glob(f".{out.name}.*.old"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def build(
     submissions: Path,
     catalog: Path,
@@ -34,7 +84,16 @@ def build(
     out: Path | None,
     progress: Callable[[str, int | None], Callable[[int], None]] | None = None,
 ) -> BuildResult:
-    """Validate `submissions` against `catalog`, then write `db` and (when `out`) the site."""
+    """Validate `submissions` against `catalog`, then write `db` and (when `out`) the site.
+
+    Raises BuildLocked when another build runs in the same folder."""
+    folder = Path(db).parent if not store.is_url(db) else out.parent if out is not None else Path(".")
+    with build_lock(folder):
+        _remove_leftovers(db, out)
+        return _build(submissions, catalog, db, out, progress)
+
+
+def _build(submissions, catalog, db, out, progress) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
     validation = validate_paths([submissions], catalog, progress=tick)
@@ -48,6 +107,6 @@ def build(
     if out is not None:
         from leaderboard.render.site import render_site
 
-        render_site(db, out, validation.catalog)
+        render_site(db, out, validation.catalog, project=base)
         outcome.site = out
     return outcome

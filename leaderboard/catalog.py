@@ -14,6 +14,11 @@ from leaderboard.files import load
 from leaderboard.problems import Problem, did_you_mean
 
 CATALOG_FILES = ("rounds", "benchmarks", "accelerators", "prices")
+# prices.yaml holds prices entered by hand; prices-<source>.yaml files are written by importers
+# (prices-epoch.yaml by `leaderboard import-prices`), so a re-import never touches hand entries.
+EXTRA_PRICE_FILES = "prices-*"
+# Optional: the price index for expressing costs in the dollars of another month.
+PRICE_INDEX_FILE = "price-index"
 
 
 @dataclass(frozen=True)
@@ -77,12 +82,23 @@ class Price:
     origin: str | None = None
 
 
+@dataclass(frozen=True)
+class PriceIndex:
+    """A monthly price index (month "YYYY-MM" -> value) and where it comes from."""
+
+    series: str
+    name: str
+    source: str
+    months: dict[str, float]
+
+
 @dataclass
 class Catalog:
     rounds: dict[str, Round] = field(default_factory=dict)
     benchmarks: dict[str, Benchmark] = field(default_factory=dict)
     accelerators: dict[str, Accelerator] = field(default_factory=dict)
     prices: list[Price] = field(default_factory=list)
+    price_index: PriceIndex | None = None
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
 
@@ -99,8 +115,20 @@ def _alias_key(name: str) -> str:
 
 
 def catalog_name(path: Path) -> str | None:
-    """'rounds' for catalog/rounds.yaml; None for a file that is not a catalog file."""
-    return path.stem if path.stem in CATALOG_FILES and path.suffix in (".yaml", ".yml", ".json") else None
+    """The schema of a catalog file ('rounds' for catalog/rounds.yaml, 'prices' for
+    catalog/prices-epoch.yaml); None for a file that is not a catalog file."""
+    if path.suffix not in (".yaml", ".yml", ".json"):
+        return None
+    if path.stem in CATALOG_FILES or path.stem == PRICE_INDEX_FILE:
+        return path.stem
+    if path.match(EXTRA_PRICE_FILES + path.suffix):
+        return "prices"
+    return None
+
+
+def extra_price_files(directory: Path) -> list[Path]:
+    """Importer-written price files beside prices.yaml, in name order."""
+    return sorted(p for p in directory.glob(EXTRA_PRICE_FILES) if p.is_file() and catalog_name(p) == "prices")
 
 
 def find_file(directory: Path, name: str) -> Path | None:
@@ -114,8 +142,12 @@ def load_catalog(directory: Path) -> Catalog:
     """Read every catalog file; problems (schema and cross-reference) are collected, not raised."""
     catalog = Catalog()
     data: dict[str, Any] = {}
-    for name in CATALOG_FILES:
-        path = find_file(directory, name)
+    price_docs: list[tuple[Any, Any]] = []
+    paths: list[tuple[str, Path | None]] = [(name, find_file(directory, name)) for name in CATALOG_FILES]
+    paths += [("prices", p) for p in extra_price_files(directory)]
+    if find_file(directory, PRICE_INDEX_FILE):
+        paths.append((PRICE_INDEX_FILE, find_file(directory, PRICE_INDEX_FILE)))
+    for name, path in paths:
         if path is None:
             catalog.problems.append(
                 Problem(str(directory / f"{name}.yaml"), None, None, "$", f"catalog file {name}.yaml is missing")
@@ -130,7 +162,12 @@ def load_catalog(directory: Path) -> Catalog:
         catalog.problems += problems
         if problems:
             continue
-        data[name] = (doc, doc.data)
+        if name == "prices":
+            price_docs.append((doc, doc.data))
+        else:
+            data[name] = (doc, doc.data)
+    if price_docs:
+        data["prices"] = price_docs
 
     if "rounds" in data:
         for item in data["rounds"][1]["rounds"]:
@@ -143,7 +180,12 @@ def load_catalog(directory: Path) -> Catalog:
         for item in data["accelerators"][1]["accelerators"]:
             catalog.accelerators[item["id"]] = Accelerator(**{**item, "aliases": tuple(item["aliases"])})
     if "prices" in data:
-        catalog.prices = [Price(**item) for item in data["prices"][1]["prices"]]
+        catalog.prices = [Price(**item) for _, content in data["prices"] for item in content["prices"]]
+    if PRICE_INDEX_FILE in data:
+        index = data[PRICE_INDEX_FILE][1]
+        catalog.price_index = PriceIndex(
+            index["series"], index["name"], index["source"], {m: float(v) for m, v in index["months"].items()}
+        )
     catalog.problems += _cross_check(catalog, data)
     return catalog
 
@@ -163,13 +205,19 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
         doc, content = data["benchmarks"]
         for i, item in enumerate(content["benchmarks"]):
             for round_id, rules in item.get("rounds", {}).items():
-                path = (("benchmarks", i, "rounds", round_id))
+                path = ("benchmarks", i, "rounds", round_id)
                 if catalog.rounds and round_id not in catalog.rounds:
-                    problems.append(doc.problem(path, f"unknown round {round_id!r}", did_you_mean(round_id, catalog.rounds), key=True))
+                    problems.append(
+                        doc.problem(
+                            path, f"unknown round {round_id!r}", did_you_mean(round_id, catalog.rounds), key=True
+                        )
+                    )
                 if rules["drop_fastest"] + rules["drop_slowest"] >= rules["runs"]:
                     problems.append(doc.problem(path, "drops as many runs as it keeps or more"))
                 if item.get("direction") is None:
-                    problems.append(doc.problem(("benchmarks", i), "a benchmark with quality targets needs a direction"))
+                    problems.append(
+                        doc.problem(("benchmarks", i), "a benchmark with quality targets needs a direction")
+                    )
     if "accelerators" in data:
         doc, content = data["accelerators"]
         owner: dict[str, str] = {}
@@ -177,17 +225,29 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
             for j, alias in enumerate(item["aliases"]):
                 key = _alias_key(alias)
                 if key in owner and owner[key] != item["id"]:
-                    problems.append(doc.problem(("accelerators", i, "aliases", j),
-                                                f"alias {alias!r} already names {owner[key]!r}"))
+                    problems.append(
+                        doc.problem(("accelerators", i, "aliases", j), f"alias {alias!r} already names {owner[key]!r}")
+                    )
                 owner[key] = item["id"]
-    if "prices" in data and catalog.accelerators:
-        doc, content = data["prices"]
+    for doc, content in data.get("prices", []) if catalog.accelerators else []:
         for i, item in enumerate(content["prices"]):
             if item["accelerator"] not in catalog.accelerators:
-                problems.append(doc.problem(("prices", i, "accelerator"), f"unknown accelerator {item['accelerator']!r}",
-                                            did_you_mean(item["accelerator"], catalog.accelerators)))
+                problems.append(
+                    doc.problem(
+                        ("prices", i, "accelerator"),
+                        f"unknown accelerator {item['accelerator']!r}",
+                        did_you_mean(item["accelerator"], catalog.accelerators),
+                    )
+                )
             elif item["unit"] == "core-hour" and catalog.accelerators[item["accelerator"]].cores_per_chip is None:
-                problems.append(doc.problem(("prices", i, "unit"), "priced per core-hour but the accelerator has no cores_per_chip"))
+                problems.append(
+                    doc.problem(("prices", i, "unit"), "priced per core-hour but the accelerator has no cores_per_chip")
+                )
             if (item["tier"] == "purchase") != (item["unit"] == "chip"):
-                problems.append(doc.problem(("prices", i, "unit"), "a purchase price is per chip; an hourly price is per chip-, device- or core-hour"))
+                problems.append(
+                    doc.problem(
+                        ("prices", i, "unit"),
+                        "a purchase price is per chip; an hourly price is per chip-, device- or core-hour",
+                    )
+                )
     return problems

@@ -8,9 +8,9 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import click
 
@@ -71,8 +71,14 @@ def _print_problems(problems: list[Problem], fmt: str) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path),
-              help="Catalog folder to check ids against.")
+@click.option(
+    "--catalog",
+    "catalog_dir",
+    default="catalog",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Catalog folder to check ids against.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) -> None:
@@ -88,13 +94,20 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) 
         tick = progress("validating", None) if progress else None
         result = validate_paths(targets, catalog_dir, progress=tick)
     if fmt == "json":
-        click.echo(json.dumps({"files": len(result.files), "valid": result.ok,
-                               "problems": [p.as_dict() for p in result.problems]}, indent=2))
+        click.echo(
+            json.dumps(
+                {"files": len(result.files), "valid": result.ok, "problems": [p.as_dict() for p in result.problems]},
+                indent=2,
+            )
+        )
     else:
         _print_problems(result.problems, fmt)
         files_with = len({p.file for p in result.problems})
-        summary = (f"{len(result.files)} files checked: all valid" if result.ok
-                   else f"{len(result.files)} files checked: {len(result.problems)} problems in {files_with} files")
+        summary = (
+            f"{len(result.files)} files checked: all valid"
+            if result.ok
+            else f"{len(result.files)} files checked: {len(result.problems)} problems in {files_with} files"
+        )
         click.echo(summary, err=True)
     sys.exit(0 if result.ok else 1)
 
@@ -114,8 +127,13 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, quiet: bool)
 
     if not submissions.is_dir():
         raise Failure(f"no submissions folder at {submissions}")
-    with _progress(quiet) as progress:
-        outcome = run_build(submissions, catalog_dir, db, out, progress=progress)
+    from leaderboard.build import BuildLocked
+
+    try:
+        with _progress(quiet) as progress:
+            outcome = run_build(submissions, catalog_dir, db, out, progress=progress)
+    except BuildLocked as error:
+        raise Failure(str(error)) from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")
         raise Failure(f"{len(outcome.problems)} problems: nothing was built (the previous database and site stay)")
@@ -142,7 +160,7 @@ def query(sql: str, db: str, fmt: str) -> None:
     except (duckdb.Error, sqlalchemy.exc.SQLAlchemyError) as error:
         raise Failure(f"query failed: {_first_line(error)}") from None
     if fmt == "json":
-        click.echo(json.dumps([dict(zip(names, row)) for row in rows], indent=2, default=str))
+        click.echo(json.dumps([dict(zip(names, row, strict=True)) for row in rows], indent=2, default=str))
     elif fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(names)
@@ -158,15 +176,285 @@ def query(sql: str, db: str, fmt: str) -> None:
         click.echo(f"{len(rows)} rows", err=True)
 
 
+@main.command()
+@click.option("--round", "round_id", help="Round id from catalog/rounds.yaml.")
+@click.option("--benchmark", help="Benchmark id from catalog/benchmarks.yaml.")
+@click.option("--division", type=click.Choice(["closed", "open"]))
+@click.option("--availability", type=click.Choice(["available", "preview", "research"]))
+@click.option("--submitter", help="Organization, as it names itself.")
+@click.option("--date", help="Publication date, YYYY-MM-DD (default: today).")
+@click.option("--system", "system_name", help="System name.")
+@click.option("--accelerator", help="Accelerator id from catalog/accelerators.yaml.")
+@click.option("--count", type=float, help="How many accelerators, in --unit.")
+@click.option("--unit", type=click.Choice(["chip", "core", "device"]))
+@click.option("--minutes", type=float, help="Time to train to the quality target.")
+@click.option("--quality", type=float, help="Achieved quality (required in MLPerf rounds).")
+@click.option("--quality-target", type=float, help="Target trained to (default: the round's closed target).")
+@click.option("--source-url", help="Where the result was published (http or https).")
+@click.option("--submissions", default="submissions", show_default=True, type=click.Path(path_type=Path))
+@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@click.option("--no-input", is_flag=True, help="Never prompt: every required value comes from flags.")
+def new(
+    round_id,
+    benchmark,
+    division,
+    availability,
+    submitter,
+    date,
+    system_name,
+    accelerator,
+    count,
+    unit,
+    minutes,
+    quality,
+    quality_target,
+    source_url,
+    submissions,
+    catalog_dir,
+    no_input,
+) -> None:
+    """Write a new submission file at the right path, valid, from flags or prompts.
+
+    Unknown ids get suggestions. With --no-input every missing required value is an error.
+    """
+    from leaderboard.catalog import load_catalog
+    from leaderboard.new import Answers, id_problem, write_submission
+
+    catalog = load_catalog(catalog_dir)
+    if catalog.problems:
+        _print_problems(catalog.problems, "text")
+        raise Failure("the catalog has problems; fix them first")
+
+    def ask(name: str, value, prompt: str, known: dict | None = None, **kw):
+        while True:
+            if value is None:
+                if no_input:
+                    if "default" in kw:
+                        return kw["default"]
+                    raise click.UsageError(f"--{name.replace('_', '-')} is required with --no-input")
+                value = click.prompt(prompt, **kw)
+            problem = id_problem(name, value, known) if known is not None else None
+            if problem is None:
+                return value
+            if no_input:
+                raise Failure(problem)
+            click.echo(problem, err=True)
+            value = None
+
+    round_id = ask("round", round_id, "Round", catalog.rounds)
+    kind = catalog.rounds[round_id].kind
+    benchmarks = {k: v for k, v in catalog.benchmarks.items() if v.kind == kind}
+    benchmark = ask("benchmark", benchmark, "Benchmark", benchmarks)
+    answers = Answers(
+        round=round_id,
+        benchmark=benchmark,
+        division=ask(
+            "division",
+            division,
+            "Division",
+            type=click.Choice(["closed", "open"]),
+            default="closed" if kind == "mlperf-training" else "open",
+        ),
+        availability=ask(
+            "availability",
+            availability,
+            "Availability",
+            type=click.Choice(["available", "preview", "research"]),
+            default="available",
+        ),
+        submitter=ask("submitter", submitter, "Submitter (organization)"),
+        date=ask(
+            "date", date, "Publication date (YYYY-MM-DD)", default=__import__("datetime").date.today().isoformat()
+        ),
+        system=ask("system", system_name, "System name"),
+        accelerator=ask("accelerator", accelerator, "Accelerator", catalog.accelerators),
+        unit=ask("unit", unit, "Unit", type=click.Choice(["chip", "core", "device"]), default="chip"),
+        count=ask("count", count, "Count (in that unit)", type=float),
+        minutes=ask("minutes", minutes, "Minutes to train", type=float),
+        quality=ask("quality", quality, "Achieved quality", type=float) if kind == "mlperf-training" else quality,
+        quality_target=quality_target,
+        source_url=ask("source_url", source_url, "Source URL"),
+    )
+    path, problems = write_submission(answers, catalog, submissions)
+    if problems:
+        _print_problems(problems, "text")
+        raise Failure(f"not written: {len(problems)} problems")
+    click.echo(f"wrote {path}")
+
+
+@main.command("check-pr")
+@click.option("--base", default=None, help="Base git ref (default: origin/main, else main).")
+@click.option("--format", "fmt", type=click.Choice(["text", "github", "markdown"]), default="text", show_default=True)
+@click.option(
+    "--repo",
+    default=".",
+    show_default=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The git repository.",
+)
+def check_pr(base: str | None, fmt: str, repo: Path) -> None:
+    """Validate the submission files a pull request changes and preview their ranks.
+
+    Compares the working tree with the merge base of --base: added and modified files are
+    validated (deleted entries are reported), and each new or changed entry's rank by
+    minutes, chip-hours and cost in its round, benchmark and division is printed. Exit 1
+    when a changed file is invalid.
+    """
+    from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
+
+    try:
+        check = check_pull_request(repo, base or default_base(repo))
+    except GitError as error:
+        raise Failure(f"git: {error}") from None
+    click.echo({"text": as_text, "github": as_github, "markdown": as_markdown}[fmt](check), nl=False)
+    sys.exit(0 if check.ok else 1)
+
+
+@main.command()
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
+@click.option(
+    "--dir", "folder", default="site", show_default=True, type=click.Path(path_type=Path), help="Site folder to serve."
+)
+def serve(port: int, folder: Path) -> None:
+    """Serve the built site on 127.0.0.1 for a quick look (Ctrl-C stops)."""
+    from leaderboard.render.serve import make_server
+
+    try:
+        server = make_server(folder, port)
+    except (FileNotFoundError, OSError) as error:
+        raise Failure(str(error)) from None
+    host, bound = server.server_address[:2]
+    click.echo(f"serving {folder.resolve()} at http://{host}:{bound}/ (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+    finally:
+        server.server_close()
+
+
+@main.command("import-prices")
+@click.argument("csv_file", metavar="CSV", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--catalog",
+    "catalog_dir",
+    default="catalog",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Catalog folder: accelerators are read from it, prices-epoch.yaml is written into it.",
+)
+def import_prices(csv_file: Path, catalog_dir: Path) -> None:
+    """Import Epoch AI's hardware price table into CATALOG/prices-epoch.yaml.
+
+    Hardware names map to accelerators by their aliases; rows that map to nothing are listed
+    with the alias to add. Hand-entered prices (prices.yaml) are not touched.
+    """
+    from leaderboard.catalog import load_catalog
+    from leaderboard.importers import prices
+
+    catalog = _importable_catalog(catalog_dir, load_catalog)
+    try:
+        result = prices.import_prices(csv_file, catalog)
+    except (OSError, prices.CsvError) as error:
+        raise Failure(str(error)) from None
+    out = catalog_dir / prices.OUTPUT_NAME
+    written = prices.write_if_changed(out, prices.prices_yaml(result.prices))
+    for line in prices.report_lines(result, out, written):
+        click.echo(line)
+
+
+@main.command("import-epoch")
+@click.argument("csv_file", metavar="CSV", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--out",
+    default="submissions/published",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Folder of the published round.",
+)
+@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@click.option("--list-skipped", is_flag=True, help="Also list every row not written, with its reason.")
+def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: bool) -> None:
+    """Import Epoch AI's notable-models database as published training runs.
+
+    One file per model that names a single training hardware, its quantity and the training
+    time. Hand-typed files are kept; hand edits to imported files survive a re-import.
+    """
+    from leaderboard.catalog import load_catalog
+    from leaderboard.importers import epoch
+
+    catalog = _importable_catalog(catalog_dir, load_catalog)
+    try:
+        result = epoch.import_epoch(csv_file, catalog, out)
+    except (OSError, epoch.CsvError) as error:
+        raise Failure(str(error)) from None
+    for line in epoch.report_lines(result, out) + (epoch.skipped_lines(result) if list_skipped else []):
+        click.echo(line)
+
+
+@main.command("import-mlperf")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option("--round", "round_id", required=True, help="Round id from catalog/rounds.yaml (mlperf-training-v1.1).")
+@click.option(
+    "--out",
+    default="submissions",
+    show_default=True,
+    type=click.Path(path_type=Path),
+    help="Submissions folder: entries go to OUT/<round>/<submitter>/.",
+)
+@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def import_mlperf(source: Path, round_id: str, out: Path, catalog_dir: Path, quiet: bool) -> None:
+    """Score an MLPerf Training results tree from its raw logs, one entry per result.
+
+    SOURCE is a folder or a .tar, .tar.gz, .tar.xz or .zip archive, read without unpacking.
+    Prints the entries written, the runs counted and failed, and every result directory
+    skipped with its reason. Hand-added fields of imported files survive a re-import.
+    """
+    from leaderboard.catalog import load_catalog
+    from leaderboard.importers import mlperf
+
+    catalog = _importable_catalog(catalog_dir, load_catalog)
+    try:
+        rcp_tables = mlperf.read_rcp_tables(catalog_dir, round_id)
+        with _progress(quiet) as progress:
+            tick = progress("reading logs", None) if progress else None
+            report = mlperf.import_mlperf(source, round_id, catalog, out, rcp_tables, progress=tick)
+    except mlperf.ImportFailure as error:
+        raise Failure(str(error)) from None
+    for line in report.summary_lines():
+        click.echo(line)
+
+
+def _importable_catalog(catalog_dir: Path, load_catalog):
+    catalog = load_catalog(catalog_dir)
+    if catalog.problems:
+        _print_problems(catalog.problems, "text")
+        raise Failure(f"the catalog in {catalog_dir} has {len(catalog.problems)} problems: fix them first")
+    return catalog
+
+
 def _first_line(error: Exception) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
 
 def run() -> None:
-    """Entry point that never shows a traceback for an expected failure."""
+    """Entry point: never a traceback. An unexpected error (a bug) is one line and exit 1;
+    LEADERBOARD_DEBUG=1 shows the traceback for a bug report."""
+    import os
+
     try:
         main(standalone_mode=True)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as error:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("LEADERBOARD_DEBUG"):
+            raise
+        click.echo(
+            f"error: internal error ({type(error).__name__}: {_first_line(error)}); please report it, "
+            "with LEADERBOARD_DEBUG=1 for the details",
+            err=True,
+        )
+        sys.exit(1)

@@ -11,6 +11,7 @@ import json.decoder
 import json.scanner
 import math
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,18 +33,28 @@ except AttributeError:  # pragma: no cover
 Path_ = tuple  # a JSON path as a tuple of keys and indexes
 
 
+MAX_NUMBER = 1e18  # far beyond any count, time or parameter count; keeps every value storable
+
+
 @dataclass
 class Document:
-    """A parsed file: its data and where each value (and each mapping key) starts."""
+    """A parsed file: its data and where each value (and each mapping key) starts.
+
+    YAML positions are looked up in the node tree only when a problem needs them; the JSON
+    parser records them as it goes."""
 
     file: str
     data: Any = None
+    root: yaml.Node | None = None
     positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     key_positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    bad_numbers: list[Path_] = field(default_factory=list)  # not finite, or beyond MAX_NUMBER
 
     def where(self, path: Path_, key: bool = False) -> tuple[int | None, int | None]:
         """Line and column of the value at path (or of its key), else of its nearest parent."""
+        if self.root is not None:
+            return _node_position(self.root, path, key)
         if key and path in self.key_positions:
             return self.key_positions[path]
         while True:
@@ -79,11 +90,12 @@ def load(path: Path, display: str | None = None) -> Document:
 
 def _parse_into(doc: Document, path: Path) -> None:
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise _Invalid("not a regular file (a folder, pipe or device): not read", hint="commit a plain file")
+        size = info.st_size
         if size > MAX_BYTES:
-            raise _Invalid(
-                f"file is {size:,} bytes, over the 1 MiB limit", hint="one file holds one result; split it"
-            )
+            raise _Invalid(f"file is {size:,} bytes, over the 1 MiB limit", hint="one file holds one result; split it")
         with path.open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
     except OSError as error:
@@ -129,8 +141,30 @@ _YAML_TYPES = {
 }
 
 
+def _could_nest_deeper_than_limit(text: str) -> bool:
+    """Each level of nesting needs a new line, a bracket, '- ' or '? '; few of those, no deep nesting."""
+    openers = text.count("\n") + text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
+    return openers >= MAX_DEPTH
+
+
+def _check_depth(text: str) -> None:
+    # libyaml's composer recurses in C and crashes the interpreter on very deep nesting, so the
+    # depth is measured first on the (iterative) event stream.
+    depth = 0
+    for event in yaml.parse(text, Loader=_YamlLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def _load_yaml(text: str, doc: Document) -> Any:
     try:
+        if _could_nest_deeper_than_limit(text):
+            _check_depth(text)
         nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -143,45 +177,76 @@ def _load_yaml(text: str, doc: Document) -> Any:
     if len(nodes) != 1:
         raise _Invalid(f"file holds {len(nodes)} YAML documents; one file holds one result")
     budget = [MAX_NODES]
+    doc.root = nodes[0]
     return _from_node(nodes[0], (), doc, budget, 0)
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _node_position(node: yaml.Node, path: Path_, key: bool) -> tuple[int, int]:
+    """Follow `path` down the node tree as far as it exists; the position where it stops."""
+    for depth, part in enumerate(path):
+        last = depth == len(path) - 1
+        if isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part), None)
+            if pair is None:
+                break
+            if last and key:
+                return _mark(pair[0])
+            node = pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+    return _mark(node)
+
+
+def _number_is_bad(value: float) -> bool:
+    return value != value or abs(value) > MAX_NUMBER  # NaN, infinities, absurd magnitudes
 
 
 def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], depth: int) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise _Invalid(
-            f"document expands to more than {MAX_NODES:,} values (YAML aliases?)",
+            f"document holds more than {MAX_NODES:,} values (counting what YAML aliases repeat)",
             hint="a result needs a few dozen values; aliases are not needed",
         )
     if depth > MAX_DEPTH:
-        raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark.line + 1, node.start_mark.column + 1)
-    doc.positions.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+        raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", *_mark(node))
     if isinstance(node, yaml.ScalarNode):
         make = _YAML_TYPES.get(node.tag)
         if make is None:
             raise _Invalid(
-                f"YAML tag {node.tag!r} is not allowed", node.start_mark.line + 1, node.start_mark.column + 1,
+                f"YAML tag {node.tag!r} is not allowed",
+                *_mark(node),
                 hint="use plain values: strings, numbers, true/false, lists and mappings",
             )
         try:
-            return make(node)
+            value = make(node)
         except (ValueError, OverflowError):
             return node.value
+        if value.__class__ in (int, float) and _number_is_bad(value):
+            doc.bad_numbers.append(path)
+        return value
     if isinstance(node, yaml.SequenceNode):
         return [_from_node(child, path + (i,), doc, budget, depth + 1) for i, child in enumerate(node.value)]
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
+        first_lines: dict[str, int] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise _Invalid("a mapping key must be a plain name", key_node.start_mark.line + 1,
-                               key_node.start_mark.column + 1)
+                raise _Invalid("a mapping key must be a plain name", *_mark(key_node))
             key = key_node.value
-            line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
             if key in result:
-                first = doc.key_positions[path + (key,)]
-                raise _Invalid(f"duplicate key {key!r} (first at line {first[0]})", line, col,
-                               hint="each key may appear once in a mapping")
-            doc.key_positions[path + (key,)] = (line, col)
+                raise _Invalid(
+                    f"duplicate key {key!r} (first at line {first_lines[key]})",
+                    *_mark(key_node),
+                    hint="each key may appear once in a mapping",
+                )
+            first_lines[key] = key_node.start_mark.line + 1
             result[key] = _from_node(value_node, path + (key,), doc, budget, depth + 1)
         return result
     raise _Invalid(f"unexpected YAML node {type(node).__name__}")  # pragma: no cover
@@ -246,10 +311,15 @@ class _JsonParser:
                 number = float(integer + (fraction or "") + (exponent or ""))
                 if math.isinf(number):
                     self.fail("number too large", offset)
+                if _number_is_bad(number):
+                    self.doc.bad_numbers.append(path)
                 return number, match.end()
             if len(integer) > 400:
                 self.fail("number too long", offset)
-            return int(integer), match.end()
+            value = int(integer)
+            if _number_is_bad(value):
+                self.doc.bad_numbers.append(path)
+            return value, match.end()
         for word in ("NaN", "Infinity", "-Infinity"):
             if text.startswith(word, offset):
                 self.fail(f"{word} is not valid JSON", offset, hint="use a finite number")
@@ -274,8 +344,12 @@ class _JsonParser:
             if key in result:
                 first = self.doc.key_positions[path + (key,)]
                 line, col = self.where(key_at)
-                raise _Invalid(f"duplicate key {key!r} (first at line {first[0]})", line, col,
-                               hint="each key may appear once in an object")
+                raise _Invalid(
+                    f"duplicate key {key!r} (first at line {first[0]})",
+                    line,
+                    col,
+                    hint="each key may appear once in an object",
+                )
             self.doc.key_positions[path + (key,)] = self.where(key_at)
             offset = self.skip(offset)
             if self.text[offset : offset + 1] != ":":

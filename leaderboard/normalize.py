@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from leaderboard.catalog import Accelerator, Price
 
@@ -56,25 +56,28 @@ class PriceChoice:
 
 
 def price_in_force(prices: Iterable[Price], accelerator: Accelerator, tier: str, date: str) -> PriceChoice | None:
-    """The price for `tier` in force on `date`, the lowest among providers.
+    """The price for `tier` in force on `date`.
 
-    Per provider: the latest price dated on or before `date`; when there is none, the
-    earliest later one (flagged). Ties keep the first provider in name order.
+    In force: per provider, its latest price dated on or before `date` (the lowest, when it
+    quoted several that day); among providers, the lowest. When no provider has one, the
+    earliest price dated after `date` (the lowest that day), flagged: the closest in time,
+    not a cheaper one from years later.
     """
-    by_provider: dict[str, list[Price]] = {}
-    for price in prices:
-        if price.accelerator == accelerator.id and price.tier == tier:
-            by_provider.setdefault(price.provider, []).append(price)
-    choices: list[PriceChoice] = []
-    for provider in sorted(by_provider):
-        dated = sorted(by_provider[provider], key=lambda p: (p.date, p.usd))
-        before = [p for p in dated if p.date <= date]
-        chosen, later = (before[-1], False) if before else (dated[0], True)
-        choices.append(PriceChoice(chosen, usd_per_chip_hour(chosen, accelerator), later))
-    if not choices:
+    candidates = [p for p in prices if p.accelerator == accelerator.id and p.tier == tier]
+    if not candidates:
         return None
-    # Prefer a price in force at the date over a later one, then the lowest.
-    return min(choices, key=lambda c: (c.later_than_result, _unit_amount(c)))
+    latest: dict[str, Price] = {}
+    for price in candidates:
+        if price.date <= date:
+            held = latest.get(price.provider)
+            if held is None or (price.date, -price.usd) > (held.date, -held.usd):
+                latest[price.provider] = price
+    if latest:
+        choices = [PriceChoice(p, usd_per_chip_hour(p, accelerator), False) for p in latest.values()]
+    else:
+        first_date = min(p.date for p in candidates)
+        choices = [PriceChoice(p, usd_per_chip_hour(p, accelerator), True) for p in candidates if p.date == first_date]
+    return min(choices, key=lambda c: (_unit_amount(c), c.price.provider))
 
 
 def _unit_amount(choice: PriceChoice) -> float:
@@ -112,8 +115,15 @@ def costs(
         else:
             amount = hours_of_chips * choice.per_chip_hour
         result.append(
-            Cost(tier, choice.price.provider, choice.per_chip_hour, amount, choice.price.date, choice.price.source,
-                 "; ".join(notes) or None)
+            Cost(
+                tier,
+                choice.price.provider,
+                choice.per_chip_hour,
+                amount,
+                choice.price.date,
+                choice.price.source,
+                "; ".join(notes) or None,
+            )
         )
     return result
 

@@ -6,8 +6,8 @@ Validation collects these as values; the CLI prints them as text, JSON or annota
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 
 @dataclass(frozen=True, order=True)

@@ -29,8 +29,29 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(body, format_checker=cls.FORMAT_CHECKER)
 
 
+@functools.cache
+def fast_validator(name: str):
+    """A compiled validator (jsonschema-rs) for the common case of a valid document; None if unavailable.
+
+    It only says valid or not: the messages of an invalid document come from jsonschema,
+    whose error details are richer, so they are the same whichever path ran.
+    """
+    try:
+        import jsonschema_rs
+    except ImportError:  # pragma: no cover - optional speed-up
+        return None
+    return jsonschema_rs.validator_for(schema(name))
+
+
 def check(doc: Document, name: str) -> list[Problem]:
     """Every schema error of the document, deepest first within one place."""
+    fast = fast_validator(name)
+    if fast is not None:
+        try:
+            if fast.is_valid(doc.data):
+                return []
+        except (ValueError, OverflowError, TypeError):
+            pass  # values it cannot represent (huge integers): the full validator decides
     problems = []
     for error in validator(name).iter_errors(doc.data):
         problems.extend(_problems(doc, error))
@@ -43,9 +64,7 @@ def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]
     if kind == "additionalProperties":
         allowed = error.schema.get("properties", {})
         extra = [k for k in error.instance if k not in allowed]
-        return [
-            doc.problem(path + (k,), f"unknown field {k!r}", did_you_mean(k, allowed), key=True) for k in extra
-        ]
+        return [doc.problem(path + (k,), f"unknown field {k!r}", did_you_mean(k, allowed), key=True) for k in extra]
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return [doc.problem(path, f"missing required field {missing!r}", _describe(error.schema, missing))]
@@ -53,19 +72,36 @@ def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]
         names = " or ".join(repr(option["required"][0]) for option in error.validator_value)
         return [doc.problem(path, f"needs {names}")]
     if kind == "enum":
-        return [doc.problem(path, f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}",
-                            did_you_mean(error.instance, map(str, error.validator_value)))]
+        return [
+            doc.problem(
+                path,
+                f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}",
+                did_you_mean(error.instance, map(str, error.validator_value)),
+            )
+        ]
     if kind == "const":
         return [doc.problem(path, f"must be {error.validator_value!r}, not {error.instance!r}")]
     if kind == "type":
         wanted = error.validator_value if isinstance(error.validator_value, str) else " or ".join(error.validator_value)
-        return [doc.problem(path, f"must be {_article(wanted)}, not {_json_type(error.instance)} {_short(error.instance)}",
-                            _type_hint(wanted, error.instance))]
+        return [
+            doc.problem(
+                path,
+                f"must be {_article(wanted)}, not {_json_type(error.instance)} {_short(error.instance)}",
+                _type_hint(wanted, error.instance),
+            )
+        ]
     if kind == "pattern" and error.validator_value.startswith("^[0-9]{4}"):
-        return [doc.problem(path, f"{error.instance!r} is not a date in the form YYYY-MM-DD", "quote it: \"2021-12-01\"")]
+        return [doc.problem(path, f"{error.instance!r} is not a date in the form YYYY-MM-DD", 'quote it: "2021-12-01"')]
     if kind in ("exclusiveMinimum", "minimum"):
-        return [doc.problem(path, f"must be greater than {error.validator_value}" if kind == "exclusiveMinimum"
-                            else f"must be at least {error.validator_value}", None)]
+        return [
+            doc.problem(
+                path,
+                f"must be greater than {error.validator_value}"
+                if kind == "exclusiveMinimum"
+                else f"must be at least {error.validator_value}",
+                None,
+            )
+        ]
     return [doc.problem(path, error.message)]
 
 
@@ -75,15 +111,23 @@ def _describe(body: dict, field: str) -> str | None:
 
 
 def _article(wanted: str) -> str:
-    return {"integer": "an integer", "object": "a mapping", "array": "a list", "string": "a string",
-            "number": "a number", "boolean": "true or false", "null": "null"}.get(wanted, wanted)
+    return {
+        "integer": "an integer",
+        "object": "a mapping",
+        "array": "a list",
+        "string": "a string",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "null",
+    }.get(wanted, wanted)
 
 
 def _json_type(value: object) -> str:
     if value is None:
         return "null"
     return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list", dict: "mapping"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
 
 
 def _short(value: object) -> str:

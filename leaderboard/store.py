@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import duckdb
 import sqlalchemy as sa
 
 from leaderboard.catalog import Catalog
+from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.normalize import DEFAULT_TIER, chip_hours, chips, competition_ranks, costs
 from leaderboard.validate import Entry
 
@@ -29,7 +31,8 @@ def _col(name: str, kind: Any, doc: str, **kw: Any) -> sa.Column:
 Text, Float, Int, Bool = sa.Text, sa.Double, sa.BigInteger, sa.Boolean
 
 rounds = sa.Table(
-    "rounds", metadata,
+    "rounds",
+    metadata,
     _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
     _col("kind", Text, "mlperf-training or published."),
@@ -39,7 +42,8 @@ rounds = sa.Table(
     comment="The rounds of the catalog.",
 )
 benchmarks = sa.Table(
-    "benchmarks", metadata,
+    "benchmarks",
+    metadata,
     _col("id", Text, "Benchmark id (catalog/benchmarks.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
     _col("kind", Text, "mlperf-training or published (a domain of published runs)."),
@@ -51,7 +55,8 @@ benchmarks = sa.Table(
     comment="The benchmarks of the catalog.",
 )
 benchmark_rounds = sa.Table(
-    "benchmark_rounds", metadata,
+    "benchmark_rounds",
+    metadata,
     _col("benchmark", Text, "Benchmark id.", primary_key=True),
     _col("round", Text, "Round id.", primary_key=True),
     _col("quality_target", Float, "Closed-division quality target."),
@@ -61,7 +66,8 @@ benchmark_rounds = sa.Table(
     comment="Per benchmark and round: the scoring rules.",
 )
 accelerators = sa.Table(
-    "accelerators", metadata,
+    "accelerators",
+    metadata,
     _col("id", Text, "Accelerator id (catalog/accelerators.yaml).", primary_key=True),
     _col("vendor", Text, "Maker."),
     _col("name", Text, "Display name."),
@@ -75,7 +81,8 @@ accelerators = sa.Table(
     comment="The accelerators of the catalog.",
 )
 prices = sa.Table(
-    "prices", metadata,
+    "prices",
+    metadata,
     _col("accelerator", Text, "Accelerator id."),
     _col("provider", Text, "Cloud provider or seller."),
     _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase."),
@@ -89,7 +96,8 @@ prices = sa.Table(
     comment="Every dated, sourced price of the catalog.",
 )
 results = sa.Table(
-    "results", metadata,
+    "results",
+    metadata,
     _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
     _col("file", Text, "The submission file, relative to the project."),
     _col("round", Text, "Round id."),
@@ -123,27 +131,67 @@ results = sa.Table(
     _col("price_date", Text, "Date of that price."),
     _col("price_source", Text, "Source of that price."),
     _col("cost_note", Text, "Why cost_usd is NULL, or how the price was chosen when it postdates the result."),
+    _col(
+        "cost_usd_today",
+        Float,
+        "cost_usd (dollars of the result's date) in dollars of cost_usd_today_basis, by the "
+        "price index of catalog/price-index.yaml.",
+    ),
+    _col("cost_usd_today_basis", Text, "Index and month of cost_usd_today: the latest month the index has."),
+    _col("reference_cost_usd", Float, "Someone else's estimate of the run's cost (Epoch AI's, for imported runs)."),
+    _col("reference_cost_year", Int, "The year whose dollars reference_cost_usd is in."),
+    _col("reference_cost_source", Text, "Who made that estimate."),
     _col("rank", Int, "1 = fastest (fewest minutes) within round x benchmark x division."),
     _col("verified", Bool, "true for results of an MLPerf round as MLCommons published them."),
     _col("method", Text, "self-reported, computed-from-logs or imported."),
     _col("scaling", Text, "unscaled or rcp-scaled, for scores computed from logs."),
-    _col("rcp_factor", Float, "RCP factor applied, where scaled."),
+    _col("rcp_factor", Float, "Reference convergence point factor MLPerf's RCP rules give the result, where computed."),
+    _col(
+        "minutes_rcp_scaled",
+        Float,
+        "minutes scaled by rcp_factor (= minutes when scaling is rcp-scaled); "
+        "NULL without a factor. Not the published score when scaling is unscaled.",
+    ),
     _col("source_url", Text, "Where the result was published."),
     _col("source_citation", Text, "Citation, for sources without a stable URL."),
     _col("source_note", Text, "Remarks on the source (estimates, unofficial sources)."),
     comment="One row per submission, normalized.",
 )
 cost_table = sa.Table(
-    "costs", metadata,
+    "costs",
+    metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
     _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase.", primary_key=True),
     _col("provider", Text, "Provider of the price used (the lowest in force)."),
     _col("usd_per_chip_hour", Float, "Price per chip-hour; NULL for purchase."),
-    _col("cost_usd", Float, "chip_hours x usd_per_chip_hour; for purchase, chips x price per chip. NULL without a price."),
+    _col(
+        "cost_usd", Float, "chip_hours x usd_per_chip_hour; for purchase, chips x price per chip. NULL without a price."
+    ),
     _col("price_date", Text, "Date of the price used."),
     _col("price_source", Text, "Source of the price used."),
     _col("note", Text, "Why the cost is NULL, or how the price was chosen."),
     comment="Cost of every result for every price tier. Derived; not an official MLPerf metric.",
+)
+
+
+COMPARISON_TIERS = ("on-demand", "1-year", "3-year")
+epoch_cost_comparison = sa.Table(
+    "epoch_cost_comparison",
+    metadata,
+    _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
+    _col("model_name", Text, "Model trained."),
+    _col("tier", Text, "on-demand, 1-year or 3-year: the price tier of our cost.", primary_key=True),
+    _col("our_cost_usd", Float, "Our cost for the tier (costs.cost_usd), in dollars of the result's date."),
+    _col(
+        "our_cost_usd_2023",
+        Float,
+        "our_cost_usd in dollars of January 2023 (the price index's value then over its "
+        "value in the result's month), our reading of Epoch's 2023 USD.",
+    ),
+    _col("epoch_cost_usd_2023", Float, "Epoch AI's 'Training compute cost (2023 USD)' for the model."),
+    _col("ratio", Float, "our_cost_usd_2023 / epoch_cost_usd_2023."),
+    comment="Our cost of each run beside Epoch AI's estimate, per tier, where both exist. Derived; Epoch's "
+    "estimate uses its own prices, utilization and hardware assumptions.",
 )
 
 
@@ -171,51 +219,106 @@ def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = 
         default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
         for cost in entry_costs:
             cost_rows.append({"entry_id": entry.entry_id, **asdict(cost)})
-        rows.append({
-            "entry_id": entry.entry_id,
-            "file": _display(entry.file, base),
-            "round": data["round"],
-            "round_kind": round_.kind,
-            "benchmark": data["benchmark"],
-            "division": data["division"],
-            "availability": data["availability"],
-            "submitter": data["submitter"],
-            "date": data["date"],
-            "system": system["name"],
-            "accelerator": accelerator.id,
-            "accelerator_name": accelerator.name,
-            "count": float(system["count"]),
-            "unit": unit,
-            "chips": n_chips,
-            "nodes": system.get("nodes"),
-            "host_processor": system.get("host_processor"),
-            "host_processor_count": system.get("host_processor_count"),
-            "framework": system.get("framework"),
-            "model_name": data.get("model", {}).get("name"),
-            "model_parameters": data.get("model", {}).get("parameters"),
-            "minutes": float(result["minutes"]),
-            "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
-            "estimated": bool(result.get("estimated", False)),
-            "quality": result.get("quality"),
-            "quality_target": result.get("quality_target"),
-            "chip_hours": hours,
-            "cost_usd": default.cost_usd,
-            "price_usd_per_chip_hour": default.usd_per_chip_hour,
-            "price_provider": default.provider,
-            "price_date": default.price_date,
-            "price_source": default.price_source,
-            "cost_note": default.note,
-            "rank": None,
-            "verified": _verified(round_, source.get("url")),
-            "method": provenance.get("method", "self-reported"),
-            "scaling": provenance.get("scaling"),
-            "rcp_factor": provenance.get("rcp_factor"),
-            "source_url": source.get("url"),
-            "source_citation": source.get("citation"),
-            "source_note": source.get("note"),
-        })
+        rows.append(
+            {
+                "entry_id": entry.entry_id,
+                "file": _display(entry.file, base),
+                "round": data["round"],
+                "round_kind": round_.kind,
+                "benchmark": data["benchmark"],
+                "division": data["division"],
+                "availability": data["availability"],
+                "submitter": data["submitter"],
+                "date": data["date"],
+                "system": system["name"],
+                "accelerator": accelerator.id,
+                "accelerator_name": accelerator.name,
+                "count": float(system["count"]),
+                "unit": unit,
+                "chips": n_chips,
+                "nodes": system.get("nodes"),
+                "host_processor": system.get("host_processor"),
+                "host_processor_count": system.get("host_processor_count"),
+                "framework": system.get("framework"),
+                "model_name": data.get("model", {}).get("name"),
+                "model_parameters": data.get("model", {}).get("parameters"),
+                "minutes": float(result["minutes"]),
+                "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
+                "estimated": bool(result.get("estimated", False)),
+                "quality": result.get("quality"),
+                "quality_target": result.get("quality_target"),
+                "chip_hours": hours,
+                "cost_usd": default.cost_usd,
+                "price_usd_per_chip_hour": default.usd_per_chip_hour,
+                "price_provider": default.provider,
+                "price_date": default.price_date,
+                "price_source": default.price_source,
+                "cost_note": default.note,
+                **_today_dollars(default.cost_usd, data["date"], catalog),
+                **_reference_cost(data.get("reference_cost")),
+                "rank": None,
+                "verified": _verified(round_, source.get("url")),
+                "method": provenance.get("method", "self-reported"),
+                "scaling": provenance.get("scaling"),
+                "rcp_factor": provenance.get("rcp_factor"),
+                "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
+                "source_url": source.get("url"),
+                "source_citation": source.get("citation"),
+                "source_note": source.get("note"),
+            }
+        )
     _assign_ranks(rows)
     return rows, cost_rows
+
+
+def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:
+    index = catalog.price_index
+    if index is None:
+        return {"cost_usd_today": None, "cost_usd_today_basis": None}
+    today = latest_month(index)
+    return {"cost_usd_today": adjust(cost_usd, date, today, index), "cost_usd_today_basis": f"{index.series}, {today}"}
+
+
+def _reference_cost(reference: dict | None) -> dict:
+    reference = reference or {}
+    return {
+        "reference_cost_usd": reference.get("usd"),
+        "reference_cost_year": reference.get("year"),
+        "reference_cost_source": reference.get("source"),
+    }
+
+
+def comparison_rows(rows: Sequence[dict], cost_rows: Sequence[dict], catalog: Catalog) -> list[dict]:
+    """epoch_cost_comparison: per result with a 2023-dollar reference cost and per tier with our cost."""
+    ours = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in cost_rows}
+    found = []
+    for row in rows:
+        if row.get("reference_cost_usd") is None or row.get("reference_cost_year") != 2023:
+            continue
+        for tier in COMPARISON_TIERS:
+            cost = ours.get((row["entry_id"], tier))
+            if cost is None:
+                continue
+            cost_2023 = adjust(cost, row["date"], EPOCH_BASIS, catalog.price_index)
+            found.append(
+                {
+                    "entry_id": row["entry_id"],
+                    "model_name": row["model_name"],
+                    "tier": tier,
+                    "our_cost_usd": cost,
+                    "our_cost_usd_2023": cost_2023,
+                    "epoch_cost_usd_2023": row["reference_cost_usd"],
+                    "ratio": None if cost_2023 is None else cost_2023 / row["reference_cost_usd"],
+                }
+            )
+    return found
+
+
+def _rcp_scaled(minutes: float, provenance: dict) -> float | None:
+    if provenance.get("scaling") == "rcp-scaled":
+        return float(minutes)
+    factor = provenance.get("rcp_factor")
+    return None if factor is None else minutes * factor
 
 
 def _verified(round_, url: str | None) -> bool:
@@ -231,7 +334,7 @@ def _assign_ranks(rows: list[dict]) -> None:
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
-        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group])):
+        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group]), strict=True):
             row["rank"] = rank
 
 
@@ -251,17 +354,27 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
     return {
         "rounds": [asdict(r) for r in catalog.rounds.values()],
         "benchmarks": [
-            {k: v for k, v in asdict(b).items() if k not in ("rounds", "log_metric")} for b in catalog.benchmarks.values()
+            {k: v for k, v in asdict(b).items() if k not in ("rounds", "log_metric")}
+            for b in catalog.benchmarks.values()
         ],
         "benchmark_rounds": [
-            {"benchmark": b.id, "round": r, "quality_target": rules.quality_target, "runs": rules.runs,
-             "drop_fastest": rules.drop_fastest, "drop_slowest": rules.drop_slowest}
-            for b in catalog.benchmarks.values() for r, rules in b.rounds.items()
+            {
+                "benchmark": b.id,
+                "round": r,
+                "quality_target": rules.quality_target,
+                "runs": rules.runs,
+                "drop_fastest": rules.drop_fastest,
+                "drop_slowest": rules.drop_slowest,
+            }
+            for b in catalog.benchmarks.values()
+            for r, rules in b.rounds.items()
         ],
         "accelerators": [{**asdict(a), "aliases": " | ".join(a.aliases)} for a in catalog.accelerators.values()],
         "prices": [
-            {**{k: v for k, v in asdict(p).items() if k != "origin"},
-             "usd_per_chip_hour": usd_per_chip_hour(p, catalog.accelerators[p.accelerator])}
+            {
+                **{k: v for k, v in asdict(p).items() if k != "origin"},
+                "usd_per_chip_hour": usd_per_chip_hour(p, catalog.accelerators[p.accelerator]),
+            }
             for p in catalog.prices
         ],
     }
@@ -270,7 +383,12 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
 def write_database(db: str | Path, catalog: Catalog, rows: list[dict], cost_rows: list[dict]) -> None:
     """Create every table afresh and fill it, atomically: a DuckDB file is built beside the
     target and renamed over it; a server database is replaced inside one transaction."""
-    tables = {**catalog_rows(catalog), "results": rows, "costs": cost_rows}
+    tables = {
+        **catalog_rows(catalog),
+        "results": rows,
+        "costs": cost_rows,
+        "epoch_cost_comparison": comparison_rows(rows, cost_rows, catalog),
+    }
     if is_url(db):
         engine = engine_for(db)
         try:
@@ -303,10 +421,42 @@ def write_database(db: str | Path, catalog: Catalog, rows: list[dict], cost_rows
 
 
 def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
+    """Insert every row. Values travel as data (bound parameters, or an Arrow table for
+    DuckDB, which loads it in bulk); submission text never becomes SQL."""
+    duck = _duckdb_connection(connection)
     for name, table_rows in tables.items():
-        if table_rows:
-            # Values travel as parameters; submission text never becomes SQL.
-            connection.execute(metadata.tables[name].insert(), table_rows)
+        if not table_rows:
+            continue
+        table = metadata.tables[name]
+        if duck is None:
+            connection.execute(table.insert(), table_rows)
+            continue
+        import pyarrow as pa
+
+        columns = [c.name for c in table.columns]
+        batch = pa.Table.from_pylist(
+            [{c: row.get(c) for c in columns} for row in table_rows], schema=_arrow_schema(table)
+        )
+        duck.register("incoming_rows", batch)
+        try:
+            duck.execute(f'INSERT INTO "{name}" SELECT * FROM incoming_rows')
+        finally:
+            duck.unregister("incoming_rows")
+
+
+def _arrow_schema(table: sa.Table):
+    import pyarrow as pa
+
+    kinds = {sa.Text: pa.string(), sa.Double: pa.float64(), sa.BigInteger: pa.int64(), sa.Boolean: pa.bool_()}
+    return pa.schema([(c.name, kinds[type(c.type)]) for c in table.columns])
+
+
+def _duckdb_connection(connection: sa.Connection):
+    """The DuckDB connection under a SQLAlchemy one, or None for other databases."""
+    if connection.dialect.name != "duckdb":
+        return None
+    raw = connection.connection.driver_connection
+    return getattr(raw, "_ConnectionWrapper__c", None) or getattr(raw, "c", None) or raw
 
 
 READ_ONLY_CONFIG = {"enable_external_access": False}
@@ -349,6 +499,4 @@ def run_query(db: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
 def table_docs() -> Iterable[tuple[str, str, list[tuple[str, str, str]]]]:
     """(table, description, [(column, type, description)]) for every table: the README reads this."""
     for table in metadata.sorted_tables:
-        yield table.name, table.comment or "", [
-            (c.name, str(c.type).lower(), c.comment or "") for c in table.columns
-        ]
+        yield table.name, table.comment or "", [(c.name, str(c.type).lower(), c.comment or "") for c in table.columns]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 from urllib.parse import urlparse
 
 from leaderboard import schemas
@@ -78,8 +78,14 @@ def _link_problem(path: Path, root: Path) -> Problem | None:
     except (OSError, RuntimeError):
         return Problem(str(path), None, None, "$", "symbolic link is broken or loops", "commit the file itself")
     if target.is_dir() or root not in target.parents:
-        return Problem(str(path), None, None, "$", "symbolic link points outside its folder: not read",
-                       "commit the file itself, not a link")
+        return Problem(
+            str(path),
+            None,
+            None,
+            "$",
+            "symbolic link points outside its folder: not read",
+            "commit the file itself, not a link",
+        )
     return None
 
 
@@ -94,8 +100,9 @@ def validate_paths(
     catalog = load_catalog(catalog_dir)
     result.catalog = catalog
     result.problems += catalog.problems
-    catalog_files = {p.resolve() for p in catalog.files}
-    today = today or dt.datetime.now(dt.timezone.utc).date()
+    catalog_files = {os.path.abspath(p) for p in catalog.files}
+    catalog_folder = os.path.abspath(catalog_dir)
+    today = today or dt.datetime.now(dt.UTC).date()
     seen: dict[tuple, Entry] = {}
     for path, problem in iter_files(paths):
         result.files.append(str(path))
@@ -104,9 +111,10 @@ def validate_paths(
         if problem:
             result.problems.append(problem)
             continue
-        if path.resolve() in catalog_files:
+        absolute = os.path.abspath(path)  # links were refused above, so no need to resolve them
+        if absolute in catalog_files:
             continue  # already checked with the catalog
-        if catalog_name(path) and path.parent.resolve() != catalog_dir.resolve():
+        if catalog_name(path) and os.path.dirname(absolute) != catalog_folder:
             doc = load(path)
             result.problems += doc.problems or schemas.check(doc, catalog_name(path))
             continue
@@ -118,10 +126,16 @@ def validate_paths(
         if key in seen:
             first = seen[key]
             what = "same round, submitter, system, benchmark and division"
-            result.problems.append(entry.doc.problem((), f"duplicate entry: {what} as {first.file}",
-                                                     "merge the two files or correct one of them"))
-            result.problems.append(first.doc.problem((), f"duplicate entry: {what} as {entry.file}",
-                                                     "merge the two files or correct one of them"))
+            result.problems.append(
+                entry.doc.problem(
+                    (), f"duplicate entry: {what} as {first.file}", "merge the two files or correct one of them"
+                )
+            )
+            result.problems.append(
+                first.doc.problem(
+                    (), f"duplicate entry: {what} as {entry.file}", "merge the two files or correct one of them"
+                )
+            )
             continue
         seen[key] = entry
         result.entries.append(entry)
@@ -147,8 +161,13 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
     if doc.problems:
         return None, doc.problems
     if not isinstance(doc.data, dict):
-        return None, [doc.problem((), "a submission must be a mapping of fields",
-                                  "start from an example in submissions/ (see README: Submission format)")]
+        return None, [
+            doc.problem(
+                (),
+                "a submission must be a mapping of fields",
+                "start from an example in submissions/ (see README: Submission format)",
+            )
+        ]
     problems = schemas.check(doc, "submission")
     if problems:
         return None, problems
@@ -160,8 +179,20 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
     return Entry(entry_id, str(path), data, doc), []
 
 
+def _value_at(data, path: tuple):
+    for part in path:
+        data = data[part]
+    return data
+
+
 def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date) -> Iterator[Problem]:
     data = doc.data
+    for where in doc.bad_numbers:
+        value = _value_at(data, where)
+        shown = f"{value:.3g}" if isinstance(value, float) else f"a {len(str(abs(value)))}-digit number"
+        yield doc.problem(where, f"must be a finite number of magnitude at most 1e18, not {shown}")
+    if doc.bad_numbers:
+        return
     system, result, source = data["system"], data["result"], data["source"]
 
     round_ = catalog.rounds.get(data["round"])
@@ -169,21 +200,24 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
         yield doc.problem(("round",), f"unknown round {data['round']!r}", did_you_mean(data["round"], catalog.rounds))
     benchmark = catalog.benchmarks.get(data["benchmark"])
     if benchmark is None:
-        yield doc.problem(("benchmark",), f"unknown benchmark {data['benchmark']!r}",
-                          did_you_mean(data["benchmark"], catalog.benchmarks))
+        yield doc.problem(
+            ("benchmark",),
+            f"unknown benchmark {data['benchmark']!r}",
+            did_you_mean(data["benchmark"], catalog.benchmarks),
+        )
     accelerator = catalog.accelerators.get(system["accelerator"])
     if accelerator is None:
         by_alias = catalog.accelerator_by_alias(system["accelerator"])
-        hint = f"did you mean {by_alias.id!r}?" if by_alias else did_you_mean(system["accelerator"], catalog.accelerators)
+        hint = (
+            f"did you mean {by_alias.id!r}?" if by_alias else did_you_mean(system["accelerator"], catalog.accelerators)
+        )
         yield doc.problem(("system", "accelerator"), f"unknown accelerator {system['accelerator']!r}", hint)
 
-    for field_path, value in ((("result", "minutes"), result["minutes"]), (("system", "count"), system["count"])):
-        if not math.isfinite(value) or value <= 0:
-            yield doc.problem(field_path, f"must be a positive finite number, not {value!r}")
     unit = system.get("unit", "chip")
     if accelerator and unit == "core" and not accelerator.cores_per_chip:
-        yield doc.problem(("system", "unit"), f"{accelerator.name} is not counted in cores",
-                          "use unit: chip or unit: device")
+        yield doc.problem(
+            ("system", "unit"), f"{accelerator.name} is not counted in cores", "use unit: chip or unit: device"
+        )
     if unit == "chip" and isinstance(system["count"], float) and not system["count"].is_integer():
         yield doc.problem(("system", "count"), f"a chip count must be a whole number, not {system['count']}")
 
@@ -199,26 +233,35 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     if url is not None:
         parsed = urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            yield doc.problem(("source", "url"), f"{url!r} is not an http(s) URL",
-                              "give the full address, starting with https://")
+            yield doc.problem(
+                ("source", "url"), f"{url!r} is not an http(s) URL", "give the full address, starting with https://"
+            )
 
     if round_ and benchmark:
         if benchmark.kind != round_.kind:
             choices = [b.id for b in catalog.benchmarks.values() if b.kind == round_.kind]
-            yield doc.problem(("benchmark",), f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
-                              did_you_mean(benchmark.id, choices))
+            yield doc.problem(
+                ("benchmark",),
+                f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
+                did_you_mean(benchmark.id, choices),
+            )
         elif round_.kind == "mlperf-training" and round_.id not in benchmark.rounds:
-            yield doc.problem(("benchmark",), f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
-                              "add them to catalog/benchmarks.yaml")
+            yield doc.problem(
+                ("benchmark",),
+                f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
+                "add them to catalog/benchmarks.yaml",
+            )
         else:
             yield from _result_problems(doc, result, data["division"], round_, benchmark)
 
     expected_folder = slug(data["submitter"])
-    parts = path.resolve().parts
+    parts = Path(os.path.abspath(path)).parts
     if len(parts) < 3 or parts[-2] != expected_folder or parts[-3] != data["round"]:
-        yield doc.problem((), f"file is at {'/'.join(parts[-3:])} but its content says "
-                          f"{data['round']}/{expected_folder}/{path.name}",
-                          f"move it to submissions/{data['round']}/{expected_folder}/{path.name}")
+        yield doc.problem(
+            (),
+            f"file is at {'/'.join(parts[-3:])} but its content says {data['round']}/{expected_folder}/{path.name}",
+            f"move it to submissions/{data['round']}/{expected_folder}/{path.name}",
+        )
 
 
 def _result_problems(doc: Document, result: dict, division: str, round_, benchmark) -> Iterator[Problem]:
@@ -227,35 +270,50 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
     if round_.kind == "mlperf-training":
         for name, value in (("quality", quality), ("quality_target", target)):
             if value is None:
-                yield doc.problem(("result",), f"missing required field {name!r} (required in MLPerf rounds)",
-                                  f"the {benchmark.metric} reached" if name == "quality" else
-                                  f"the closed-division target is {rules.quality_target}")
-    for name, value in (("quality", quality), ("quality_target", target)):
-        if value is not None and not math.isfinite(value):
-            yield doc.problem(("result", name), f"must be a finite number, not {value!r}")
-            return
-    if rules and division == "closed" and target is not None and not math.isclose(target, rules.quality_target,
-                                                                                  abs_tol=1e-12):
-        yield doc.problem(("result", "quality_target"),
-                          f"closed division target for {benchmark.name} in {round_.name} is {rules.quality_target}, "
-                          f"not {target}", "the closed division trains to the round's target; or use division: open")
+                yield doc.problem(
+                    ("result",),
+                    f"missing required field {name!r} (required in MLPerf rounds)",
+                    f"the {benchmark.metric} reached"
+                    if name == "quality"
+                    else f"the closed-division target is {rules.quality_target}",
+                )
+    if (
+        rules
+        and division == "closed"
+        and target is not None
+        and not math.isclose(target, rules.quality_target, abs_tol=1e-12)
+    ):
+        yield doc.problem(
+            ("result", "quality_target"),
+            f"closed division target for {benchmark.name} in {round_.name} is {rules.quality_target}, not {target}",
+            "the closed division trains to the round's target; or use division: open",
+        )
     if quality is not None and target is not None and benchmark.direction:
         if not reaches_target(quality, target, benchmark.direction):
             better = "at least" if benchmark.direction == "higher" else "at most"
-            yield doc.problem(("result", "quality"),
-                              f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)")
+            yield doc.problem(
+                ("result", "quality"),
+                f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)",
+            )
 
     runs = result.get("runs_minutes")
     if runs is not None:
         if rules and len(runs) != rules.runs:
-            yield doc.problem(("result", "runs_minutes"),
-                              f"{len(runs)} runs given; {round_.name} {benchmark.name} needs {rules.runs}")
+            yield doc.problem(
+                ("result", "runs_minutes"), f"{len(runs)} runs given; {round_.name} {benchmark.name} needs {rules.runs}"
+            )
             return
         drop_fastest, drop_slowest = (rules.drop_fastest, rules.drop_slowest) if rules else (0, 0)
         mean = olympic_mean(runs, drop_fastest, drop_slowest)
+        # An MLPerf score scaled by a reference convergence point is the mean times that factor.
+        provenance = doc.data.get("provenance") or {}
+        factor = provenance.get("rcp_factor", 1.0) if provenance.get("scaling") == "rcp-scaled" else 1.0
+        scaled = f" times the RCP factor {factor}" if factor != 1.0 else ""
         if mean is None:
             yield doc.problem(("result", "runs_minutes"), "more failed runs than the scoring may drop")
-        elif abs(mean - result["minutes"]) > max(MINUTES_TOLERANCE_ABS, MINUTES_TOLERANCE_REL * mean):
-            yield doc.problem(("result", "minutes"),
-                              f"minutes {result['minutes']} is not the olympic mean of runs_minutes ({mean:.4f})",
-                              f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest")
+        elif abs(mean * factor - result["minutes"]) > max(MINUTES_TOLERANCE_ABS, MINUTES_TOLERANCE_REL * mean * factor):
+            yield doc.problem(
+                ("result", "minutes"),
+                f"minutes {result['minutes']} is not the olympic mean of runs_minutes{scaled} ({mean * factor:.4f})",
+                f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest",
+            )

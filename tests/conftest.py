@@ -16,6 +16,20 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_chart_cache(tmp_path_factory):
+    """One chart cache for the whole test session (a real build keeps it beside its site):
+    the many builds of the same data in the tests draw each chart once."""
+    folder = tmp_path_factory.mktemp("chart-cache")
+    previous = os.environ.get("LEADERBOARD_CACHE")
+    os.environ["LEADERBOARD_CACHE"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("LEADERBOARD_CACHE", None)
+    else:
+        os.environ["LEADERBOARD_CACHE"] = previous
+
+
 @dataclass
 class Run:
     code: int
@@ -27,7 +41,10 @@ def run_cli(*args: str, cwd: Path, timeout: float = 300, env: dict | None = None
     """Run `python -m leaderboard ARGS` in `cwd`, as a user would, output captured."""
     done = subprocess.run(
         [sys.executable, "-m", "leaderboard", *map(str, args)],
-        cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})},
     )
     return Run(done.returncode, done.stdout, done.stderr)
@@ -55,3 +72,81 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is absent: tests over the real data are skipped")
     return SHARED_DATA
+
+
+# ---- a throwaway PostgreSQL server -----------------------------------------------------------
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server on 127.0.0.1 in a temporary folder, run as the postgres user,
+    stopped at the end. Skips loudly when Debian's postgresql is not installed."""
+    import glob
+    import pwd
+    import tempfile
+
+    initdb = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not initdb:
+        pytest.skip("POSTGRESQL NOT AVAILABLE: install Debian's postgresql (make postgres) to run these tests")
+    bindir = Path(initdb[-1]).parent
+    as_postgres: list[str] = []
+    data = Path(tempfile.mkdtemp(prefix="leaderboard-pg-"))
+    if os.geteuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(data, user.pw_uid, user.pw_gid)
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    port = _free_port()
+
+    def run(*command: str) -> None:
+        done = subprocess.run([*as_postgres, *command], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            shutil.rmtree(data, ignore_errors=True)
+            pytest.skip(f"POSTGRESQL COULD NOT START: {' '.join(command[:1])}: {done.stderr.strip()[-300:]}")
+
+    run(str(bindir / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data / "db"),
+        "-l",
+        str(data / "server.log"),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
+        "start",
+    )
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    finally:
+        subprocess.run(
+            [*as_postgres, str(bindir / "pg_ctl"), "-D", str(data / "db"), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            timeout=120,
+        )
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request):
+    """A fresh, empty database on the throwaway server for one test."""
+    import re
+
+    import sqlalchemy as sa
+
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
+    engine = sa.create_engine(f"{postgres_server}/postgres", isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    engine.dispose()
+    return f"{postgres_server}/{name}"

@@ -41,3 +41,28 @@ def test_python_examples_run(tmp_path, monkeypatch):
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
+
+
+def test_contributing_guide_is_current_and_complete():
+    from leaderboard.schemas import schema
+
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    assert text == docs.contributing(), "CONTRIBUTING.md is stale: run python -m leaderboard.docs"
+    for name in schema("submission")["properties"]:
+        assert f"| `{name}` |" in text
+    assert "| `system.count` | number (> 0) | yes |" in text
+    assert "| `mlperf-training-v1.1` | MLPerf Training v1.1 | mlperf-training |" in text
+    assert "```yaml\nschema_version: 1" in text
+
+
+def test_staleness_check_fails_on_a_stale_guide(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs, "CONTRIBUTING", tmp_path / "CONTRIBUTING.md")
+    monkeypatch.setattr(docs, "README", tmp_path / "README.md")
+    (tmp_path / "README.md").write_text((ROOT / "README.md").read_text())
+    (tmp_path / "CONTRIBUTING.md").write_text("old\n")
+    monkeypatch.setattr("sys.argv", ["docs", "--check"])
+    assert docs.main() == 1
+    monkeypatch.setattr("sys.argv", ["docs"])
+    assert docs.main() == 0
+    monkeypatch.setattr("sys.argv", ["docs", "--check"])
+    assert docs.main() == 0

@@ -27,8 +27,13 @@ def price(tier="on-demand", usd=1.0, unit="chip-hour", date="2020-01-01", provid
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("Intel-HabanaLabs", "intel-habanalabs"), ("Acme", "acme"), ("NVIDIA + Microsoft", "nvidia-microsoft"),
-     ("  Université de Montréal ", "universit-de-montr-al"), ("a__b--c", "a-b-c")],
+    [
+        ("Intel-HabanaLabs", "intel-habanalabs"),
+        ("Acme", "acme"),
+        ("NVIDIA + Microsoft", "nvidia-microsoft"),
+        ("  Université de Montréal ", "universit-de-montr-al"),
+        ("a__b--c", "a-b-c"),
+    ],
 )
 def test_slug(text, expected):
     assert slug(text) == expected
@@ -36,8 +41,13 @@ def test_slug(text, expected):
 
 @pytest.mark.parametrize(
     "count, unit, accelerator, expected",
-    [(2048, "chip", TPU_V3, 2048), (16, "device", TPU_V3, 64), (512, "core", TPU_V3, 256), (8, "chip", A100, 8),
-     (1, "device", IPU, 4)],
+    [
+        (2048, "chip", TPU_V3, 2048),
+        (16, "device", TPU_V3, 64),
+        (512, "core", TPU_V3, 256),
+        (8, "chip", A100, 8),
+        (1, "device", IPU, 4),
+    ],
 )
 def test_chips(count, unit, accelerator, expected):
     assert chips(count, unit, accelerator) == expected
@@ -60,8 +70,12 @@ def test_chip_hours(n_chips, minutes, expected):
     "prices, date, expected_usd, later",
     [
         # latest on or before the date
-        ([price(usd=3, date="2019-01-01"), price(usd=2, date="2020-06-01"), price(usd=1, date="2022-01-01")],
-         "2021-01-01", 2, False),
+        (
+            [price(usd=3, date="2019-01-01"), price(usd=2, date="2020-06-01"), price(usd=1, date="2022-01-01")],
+            "2021-01-01",
+            2,
+            False,
+        ),
         # on the date itself counts as in force
         ([price(usd=3, date="2021-01-01"), price(usd=1, date="2022-01-01")], "2021-01-01", 3, False),
         # none before: the earliest later, flagged
@@ -69,8 +83,40 @@ def test_chip_hours(n_chips, minutes, expected):
         # lowest among providers
         ([price(usd=4.10, provider="AWS"), price(usd=2.93, provider="GCP")], "2021-01-01", 2.93, False),
         # a provider in force beats a cheaper one only dated later
-        ([price(usd=4.10, provider="AWS"), price(usd=1.0, provider="GCP", date="2023-01-01")], "2021-01-01", 4.10,
-         False),
+        (
+            [price(usd=4.10, provider="AWS"), price(usd=1.0, provider="GCP", date="2023-01-01")],
+            "2021-01-01",
+            4.10,
+            False,
+        ),
+        # none in force: the earliest later price overall, not a cheaper one from years later
+        (
+            [
+                price(usd=4.10, provider="Azure", date="2022-04-15"),
+                price(usd=1.50, provider="Lambda", date="2023-06-01"),
+            ],
+            "2021-12-01",
+            4.10,
+            True,
+        ),
+        # several prices from one provider on one day (regions): the lowest
+        (
+            [price(usd=2.20, provider="GCP", date="2018-10-11"), price(usd=2.00, provider="GCP", date="2018-10-11")],
+            "2019-01-01",
+            2.00,
+            False,
+        ),
+        # a provider's old price no longer in force does not count
+        (
+            [
+                price(usd=1.0, provider="A", date="2018-01-01"),
+                price(usd=3.0, provider="A", date="2020-01-01"),
+                price(usd=2.0, provider="B", date="2019-01-01"),
+            ],
+            "2021-01-01",
+            2.0,
+            False,
+        ),
         # other tiers and accelerators are ignored
         ([price(tier="spot", usd=0.5), price(usd=9, accelerator="other")], "2021-01-01", None, None),
     ],
@@ -139,8 +185,13 @@ def test_competition_ranks(values, expected):
 
 @pytest.mark.parametrize(
     "quality, target, direction, expected",
-    [(0.76, 0.759, "higher", True), (0.759, 0.759, "higher", True), (0.75, 0.759, "higher", False),
-     (0.055, 0.058, "lower", True), (0.06, 0.058, "lower", False)],
+    [
+        (0.76, 0.759, "higher", True),
+        (0.759, 0.759, "higher", True),
+        (0.75, 0.759, "higher", False),
+        (0.055, 0.058, "lower", True),
+        (0.06, 0.058, "lower", False),
+    ],
 )
 def test_reaches_target(quality, target, direction, expected):
     assert reaches_target(quality, target, direction) is expected

@@ -15,11 +15,24 @@ from leaderboard.store import metadata
 
 @pytest.fixture
 def built(empty_project):
+    for imported in (empty_project / "catalog").glob("prices-*.yaml"):
+        imported.unlink()  # the numbers below use the hand-entered prices only
     place(empty_project, MLPERF, name="acme-64.yaml")
-    place(empty_project, MLPERF.replace("acme-64", "acme-4320").replace("count: 64", "count: 4320")
-          .replace("minutes: 4.5", "minutes: 0.347"), name="acme-4320.yaml")
-    place(empty_project, MLPERF.replace("acme-64", "acme-8").replace("count: 64", "count: 8")
-          .replace("minutes: 4.5", "minutes: 29.147").replace("division: closed", "division: open"), name="acme-8.yaml")
+    place(
+        empty_project,
+        MLPERF.replace("acme-64", "acme-4320")
+        .replace("count: 64", "count: 4320")
+        .replace("minutes: 4.5", "minutes: 0.347"),
+        name="acme-4320.yaml",
+    )
+    place(
+        empty_project,
+        MLPERF.replace("acme-64", "acme-8")
+        .replace("count: 64", "count: 8")
+        .replace("minutes: 4.5", "minutes: 29.147")
+        .replace("division: closed", "division: open"),
+        name="acme-8.yaml",
+    )
     place(empty_project, PUBLISHED, round_="published")
     result = run_cli("build", "--quiet", cwd=empty_project)
     assert result.code == 0, result.out + result.err
@@ -41,15 +54,24 @@ def test_build_prints_where_things_are(built):
 
 def test_every_table_and_column_exists(built):
     for table in metadata.sorted_tables:
-        columns = [row[0] for row in sql(built, f"SELECT column_name FROM information_schema.columns "
-                                                f"WHERE table_name = '{table.name}' ORDER BY ordinal_position")]
+        columns = [
+            row[0]
+            for row in sql(
+                built,
+                f"SELECT column_name FROM information_schema.columns "
+                f"WHERE table_name = '{table.name}' ORDER BY ordinal_position",
+            )
+        ]
         assert columns == [c.name for c in table.columns], table.name
 
 
 def test_results_are_normalized_and_ranked(built):
-    rows = sql(built, "SELECT entry_id, division, chips, minutes, chip_hours, rank, cost_usd, price_usd_per_chip_hour, "
-                      "price_provider, price_date, cost_note, verified, method FROM results "
-                      "WHERE round = 'mlperf-training-v1.1' ORDER BY division, rank")
+    rows = sql(
+        built,
+        "SELECT entry_id, division, chips, minutes, chip_hours, rank, cost_usd, price_usd_per_chip_hour, "
+        "price_provider, price_date, cost_note, verified, method FROM results "
+        "WHERE round = 'mlperf-training-v1.1' ORDER BY division, rank",
+    )
     by_id = {r[0].split("/")[-1]: r for r in rows}
     fast, slow, dgx = by_id["acme-4320"], by_id["acme-64"], by_id["acme-8"]
     assert (fast[1], fast[2], fast[5]) == ("closed", 4320, 1) and fast[4] == pytest.approx(24.984)
@@ -65,7 +87,8 @@ def test_results_are_normalized_and_ranked(built):
 
 def test_units_and_costs_of_a_published_run(built):
     [(chips, chip_hours, cost, round_kind)] = sql(
-        built, "SELECT chips, chip_hours, cost_usd, round_kind FROM results WHERE round = 'published'")
+        built, "SELECT chips, chip_hours, cost_usd, round_kind FROM results WHERE round = 'published'"
+    )
     assert (chips, chip_hours, round_kind) == (64, 6144, "published")
     assert cost == pytest.approx(12288)  # 16 devices x $8.00 per device-hour x 96 h
     tiers = dict(sql(built, "SELECT tier, cost_usd FROM costs WHERE entry_id = 'published/acme-labs/entry'"))
@@ -75,6 +98,8 @@ def test_units_and_costs_of_a_published_run(built):
 
 
 def test_no_price_gives_null_cost_with_reason(empty_project):
+    for imported in (empty_project / "catalog").glob("prices-*.yaml"):
+        imported.unlink()
     place(empty_project, MLPERF.replace("a100-sxm4-80gb", "ipu-gc200"))
     assert run_cli("build", "-q", cwd=empty_project).code == 0
     [(cost, note)] = sql(empty_project, "SELECT cost_usd, cost_note FROM results")
@@ -82,10 +107,12 @@ def test_no_price_gives_null_cost_with_reason(empty_project):
 
 
 def test_catalog_tables(built):
-    assert sql(built, "SELECT quality_target, runs, drop_fastest FROM benchmark_rounds "
-                      "WHERE benchmark = 'unet3d'") == [(0.908, 40, 4)]
-    [(usd, per_chip_hour)] = sql(built, "SELECT usd, usd_per_chip_hour FROM prices "
-                                        "WHERE accelerator = 'tpu-v3' AND tier = 'on-demand'")
+    assert sql(built, "SELECT quality_target, runs, drop_fastest FROM benchmark_rounds WHERE benchmark = 'unet3d'") == [
+        (0.908, 40, 4)
+    ]
+    [(usd, per_chip_hour)] = sql(
+        built, "SELECT usd, usd_per_chip_hour FROM prices WHERE accelerator = 'tpu-v3' AND tier = 'on-demand'"
+    )
     assert (usd, per_chip_hour) == (8.0, 2.0)
 
 
@@ -104,9 +131,12 @@ def test_invalid_file_leaves_previous_database_and_site(built):
 
 def test_query_formats(built):
     query = "SELECT entry_id, chips FROM results WHERE round = 'published'"
-    assert run_cli("query", query, "--format", "csv", cwd=built).out == "entry_id,chips\npublished/acme-labs/entry,64.0\n"
+    assert (
+        run_cli("query", query, "--format", "csv", cwd=built).out == "entry_id,chips\npublished/acme-labs/entry,64.0\n"
+    )
     assert json.loads(run_cli("query", query, "--format", "json", cwd=built).out) == [
-        {"entry_id": "published/acme-labs/entry", "chips": 64.0}]
+        {"entry_id": "published/acme-labs/entry", "chips": 64.0}
+    ]
     table = run_cli("query", query, cwd=built)
     assert table.code == 0 and "published/acme-labs/entry" in table.out
 
@@ -155,9 +185,11 @@ def test_readme_examples_run_against_the_shipped_data(tmp_path):
     shutil.copytree(ROOT / "submissions", tmp_path / "submissions")
     assert run_cli("build", "-q", "--out", tmp_path / "site", cwd=tmp_path).code == 0
     con = leaderboard.connect(tmp_path / "leaderboard.duckdb")
-    google = con.sql("SELECT chips, minutes, chip_hours, cost_usd FROM results "
-                     "WHERE submitter = 'Google' AND round = 'mlperf-training-v1.1' AND benchmark = 'bert' "
-                     "AND division = 'open' AND chips = 2048").fetchall()
+    google = con.sql(
+        "SELECT chips, minutes, chip_hours, cost_usd FROM results "
+        "WHERE submitter = 'Google' AND round = 'mlperf-training-v1.1' AND benchmark = 'bert' "
+        "AND division = 'open' AND chips = 2048"
+    ).fetchall()
     assert len(google) == 1
     chips, minutes, chip_hours, cost = google[0]
     assert minutes == pytest.approx(1196.638, abs=0.001)

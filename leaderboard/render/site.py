@@ -5,16 +5,25 @@ Pages are Jinja2 templates with autoescaping; the site works from file:// with n
 
 from __future__ import annotations
 
-import os
+import json
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 import jinja2
+from markupsafe import Markup
 
-from leaderboard import store
+from leaderboard import atomic
 from leaderboard.catalog import Catalog
+from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
+from leaderboard.render import charts as chart_specs
+from leaderboard.render import downloads, model
+from leaderboard.render.charts import Chart
+from leaderboard.render.model import Board, SiteData
 
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+PRODUCT = "Training results leaderboard"
 
 
 def environment() -> jinja2.Environment:
@@ -23,13 +32,26 @@ def environment() -> jinja2.Environment:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
-    env.filters["num"] = _number
-    env.filters["usd"] = lambda v: "" if v is None else f"${v:,.0f}" if v >= 100 else f"${v:,.2f}"
+    env.filters["num"] = number
+    env.filters["usd"] = usd
+    env.filters["script_json"] = script_json
+    env.filters["slug"] = slug
+    env.globals.update(
+        url=_url,
+        TIERS=TIERS,
+        DEFAULT_TIER=DEFAULT_TIER,
+        PRODUCT=PRODUCT,
+        NOT_VERIFIED=model.NOT_VERIFIED,
+        RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
+    )
     return env
 
 
-def _number(value: float | None, digits: int = 3) -> str:
+def number(value: float | None, digits: int = 3) -> str:
+    """1,234 for whole numbers, 1,234.568 otherwise; empty for no value."""
     if value is None:
         return ""
     if float(value).is_integer() and abs(value) < 1e15:
@@ -37,26 +59,282 @@ def _number(value: float | None, digits: int = 3) -> str:
     return f"{value:,.{digits}f}"
 
 
-def render_site(db: str | Path, out: Path, catalog: Catalog) -> None:
-    names, rows = store.run_query(db, "SELECT * FROM results ORDER BY round, benchmark, division, rank, entry_id")
-    results = [dict(zip(names, row)) for row in rows]
-    env = environment()
-    staging = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+def usd(value: float | None) -> str:
+    """$1,235 from $100 up, $12.35 below; empty for no value. site.js formats the same way."""
+    if value is None:
+        return ""
+    return f"${value:,.0f}" if value >= 100 else f"${value:,.2f}"
+
+
+def script_json(value: object) -> Markup:
+    """JSON safe inside <script>: no '<', '>' or '&' can close the element or start markup."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+@jinja2.pass_context
+def _url(context: jinja2.runtime.Context, path: str) -> str:
+    """A link from the page being rendered to `path` (relative to the site root)."""
+    return context["root"] + quote(path)
+
+
+class SiteWriter:
+    """Writes pages and files under one folder, refusing any path that would leave it."""
+
+    def __init__(self, folder: Path, env: jinja2.Environment, data: SiteData):
+        self.folder, self.env, self.data = folder, env, data
+        self.boards_by_key = {board.key: board for board in data.boards}
+        self.folders: set[Path] = set()
+
+    def path(self, relative: str) -> Path:
+        parts = PurePosixPath(relative).parts
+        if not parts or relative.startswith("/") or any(part in ("..", "") for part in parts):
+            raise ValueError(f"refusing to write outside the site: {relative!r}")
+        target = self.folder.joinpath(*parts)
+        if target.parent not in self.folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.folders.add(target.parent)
+        return target
+
+    def write(self, relative: str, content: str | bytes) -> None:
+        target = self.path(relative)
+        if isinstance(content, str):
+            target.write_text(content, encoding="utf-8", newline="\n")
+        else:
+            target.write_bytes(content)
+
+    def page(self, relative: str, template: str, **context: object) -> None:
+        root = "../" * relative.count("/")
+        html = self.env.get_template(template).render(
+            root=root, page_path=relative, newest_date=self.data.newest_date, rounds=self.data.rounds, **context
+        )
+        self.write(relative, html)
+
+    def chart(self, chart: Chart) -> dict:
+        """Write a chart's spec and SVG under charts/; what a template needs to show it."""
+        self.write(f"charts/{chart.name}.vl.json", json.dumps(chart.spec, indent=1, sort_keys=True) + "\n")
+        self.write(f"charts/{chart.name}.svg", chart_specs.svg(chart.spec))
+        return {
+            "name": chart.name,
+            "title": chart.title,
+            "description": chart.description,
+            "spec": chart.spec,
+            "svg": f"charts/{chart.name}.svg",
+        }
+
+
+def render_site(db: str | Path, out: Path, catalog: Catalog, project: Path | None = None) -> None:
+    """Write the whole site for database `db` into `out`; `project` is the folder submission
+    paths are relative to (for copies of the submission files). All or nothing."""
+    data = model.load(db)
+    out = Path(out)
+    chart_specs.use_cache_beside(out)
+    staging = atomic.staging_dir(out)
     try:
-        page = env.get_template("index.html").render(results=results, rounds=catalog.rounds)
-        (staging / "index.html").write_text(page, encoding="utf-8")
+        _render(SiteWriter(staging, environment(), data), db, project, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _swap(staging, out)
+    atomic.replace_dir(staging, out)
 
 
-def _swap(staging: Path, out: Path) -> None:
-    """Replace `out` by `staging` with two renames, so `out` is never half written."""
-    old = out.with_name(f".{out.name}.{os.getpid()}.old")
-    if out.exists():
-        os.replace(out, old)
-    os.replace(staging, out)
-    shutil.rmtree(old, ignore_errors=True)
+def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Path) -> None:
+    data = site.data
+    for asset in sorted(STATIC.iterdir()):
+        site.write(f"static/{asset.name}", asset.read_bytes())
+    site.write("static/vega.js", chart_specs.javascript_bundle())
+    colours = chart_specs.colour_scale([a["name"] for a in data.accelerators.values()])
+
+    for board in data.boards:
+        _board_page(site, board, colours)
+    for round_ in data.rounds:
+        _round_page(site, round_, colours)
+    for row in data.results:
+        _entry_page(site, row, project)
+    _accelerator_pages(site)
+    _submitter_pages(site)
+    site.page(
+        "compare.html",
+        "compare.html",
+        boards=data.boards,
+        board_files={b.key: f"data/boards/{b.key}.js" for b in data.boards},
+    )
+    for board in data.boards:
+        site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
+    site.page(
+        "index.html",
+        "index.html",
+        boards=data.boards,
+        records=model.records,
+        accelerators=_used_accelerators(data),
+        submitters=_submitters(data),
+    )
+    downloads.write_all(site, db, previous)
+    site.write(
+        "feed.xml",
+        site.env.get_template("feed.xml").render(root="", newest_date=data.newest_date, items=_feed_items(data)),
+    )
+
+
+def _division_context(board: Board, division: str) -> str:
+    return f"{board.benchmark['name']}, {board.round['name']}, {division} division"
+
+
+def _board_page(site: SiteWriter, board: Board, colours) -> None:
+    root = "../" * board.path.count("/")
+    sections = []
+    for division, rows in board.divisions.items():
+        context = _division_context(board, division)
+        stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
+        charts = []
+        if board.round["kind"] != "published":
+            charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
+        charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
+        charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
+        sections.append({"division": division, "rows": rows, "charts": [site.chart(c) for c in charts if c]})
+    rows = board.rows
+    site.page(
+        board.path,
+        "board.html",
+        board=board,
+        sections=sections,
+        accelerators=sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
+        submitters=sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
+        availabilities=[a for a in model.AVAILABILITIES if any(r["availability"] == a for r in rows)],
+        unverified=sum(1 for r in rows if not r["verified"]),
+    )
+
+
+def _round_page(site: SiteWriter, round_: dict, colours) -> None:
+    data = site.data
+    path = f"rounds/{round_['id']}.html"
+    root = "../"
+    boards = [b for b in data.boards if b.round["id"] == round_["id"]]
+    rows = [r for b in boards for r in b.rows]
+    charts = []
+    if round_["kind"] == "published" and rows:
+        for metric in ("chip_hours", "cost"):
+            charts.append(
+                chart_specs.over_time(
+                    f"{round_['id']}--{metric}-over-time", rows, metric, round_["name"], colours, root
+                )
+            )
+        if data.epoch_comparison:
+            charts.append(
+                chart_specs.epoch_comparison(
+                    f"{round_['id']}--epoch-cost", data.epoch_comparison, {r["entry_id"]: r for r in rows}
+                )
+            )
+    site.page(
+        path,
+        "round.html",
+        round=round_,
+        boards=boards,
+        records=model.records,
+        charts=[site.chart(c) for c in charts if c],
+    )
+
+
+def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
+    data = site.data
+    board = site.boards_by_key[f"{row['round']}/{row['benchmark']}"]
+    division_rows = board.divisions[row["division"]]
+    accelerator = data.accelerators.get(row["accelerator"], {})
+    source_text, submission_copy = None, None
+    if project is not None:
+        source = (Path(project) / row["file"]).resolve()
+        if source.is_file() and source.is_relative_to(Path(project).resolve()):
+            source_text = source.read_text(encoding="utf-8", errors="replace")
+            submission_copy = f"data/{row['file']}"
+            site.write(submission_copy, source.read_bytes())
+    site.page(
+        row["path"],
+        "entry.html",
+        row=row,
+        board=board,
+        division_size=len(division_rows),
+        accelerator=accelerator,
+        columns=data.columns,
+        source_text=source_text,
+        submission_copy=submission_copy,
+        per_unit=_chips_per_unit(row, accelerator),
+    )
+
+
+def _chips_per_unit(row: dict, accelerator: dict) -> float | None:
+    if row["unit"] == "chip":
+        return 1.0
+    if row["unit"] == "device":
+        return accelerator.get("chips_per_device")
+    cores = accelerator.get("cores_per_chip")
+    return 1 / cores if cores else None
+
+
+def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
+    """Rows grouped by board and division (never ranked across them), in board order."""
+    order = {b.key: i for i, b in enumerate(data.boards)}
+    groups: dict[tuple, dict] = {}
+    for row in rows:
+        board = data.boards[order[f"{row['round']}/{row['benchmark']}"]]
+        key = (order[board.key], list(board.divisions).index(row["division"]))
+        group = groups.setdefault(
+            key,
+            {"board": board, "division": row["division"], "rows": [], "size": len(board.divisions[row["division"]])},
+        )
+        group["rows"].append(row)
+    for group in groups.values():
+        group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
+    return [groups[key] for key in sorted(groups)]
+
+
+def _used_accelerators(data: SiteData) -> list[dict]:
+    counts: dict[str, int] = {}
+    for row in data.results:
+        counts[row["accelerator"]] = counts.get(row["accelerator"], 0) + 1
+    return [
+        {**a, "results": counts[a["id"]], "path": model.accelerator_path(a["id"])}
+        for a in sorted(data.accelerators.values(), key=lambda a: a["name"])
+        if a["id"] in counts
+    ]
+
+
+def _submitters(data: SiteData) -> list[dict]:
+    by_path: dict[str, dict] = {}
+    for row in data.results:
+        entry = by_path.setdefault(row["submitter_path"], {"names": set(), "path": row["submitter_path"], "rows": []})
+        entry["names"].add(row["submitter"])
+        entry["rows"].append(row)
+    return [{**s, "names": sorted(s["names"])} for s in sorted(by_path.values(), key=lambda s: s["path"])]
+
+
+def _accelerator_pages(site: SiteWriter) -> None:
+    data = site.data
+    for accelerator in _used_accelerators(data):
+        rows = [r for r in data.results if r["accelerator"] == accelerator["id"]]
+        prices = [p for p in data.prices if p["accelerator"] == accelerator["id"]]
+        site.page(
+            accelerator["path"], "accelerator.html", accelerator=accelerator, prices=prices, groups=_grouped(rows, data)
+        )
+
+
+def _submitter_pages(site: SiteWriter) -> None:
+    for submitter in _submitters(site.data):
+        site.page(
+            submitter["path"], "submitter.html", submitter=submitter, groups=_grouped(submitter["rows"], site.data)
+        )
+
+
+FEED_ITEMS = 200  # the newest items only: the feed stays small however many results there are
+
+
+def _feed_items(data: SiteData) -> list[dict]:
+    items = [
+        {"kind": "entry", "row": row, "date": row["date"], "id": f"entry/{row['entry_id']}"} for row in data.results
+    ]
+    items += [
+        {"kind": "record", "row": row, "date": row["date"], "id": f"record/{row['entry_id']}"}
+        for row in model.record_history(data.results)
+    ]
+    items.sort(key=lambda i: (i["date"], i["kind"] == "record", i["id"]), reverse=True)
+    return items[:FEED_ITEMS]

@@ -1,0 +1,58 @@
+"""Replacing a folder so that readers see the old one or the new one, never a half or none.
+
+Linux swaps two folders in one step (renameat2 with RENAME_EXCHANGE); elsewhere two renames.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import shutil
+from pathlib import Path
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _renameat2():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return function
+
+
+_EXCHANGE = _renameat2()
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically; False where the system cannot."""
+    if _EXCHANGE is None:
+        return False
+    result = _EXCHANGE(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return result == 0
+
+
+def replace_dir(staging: Path, target: Path) -> None:
+    """Put the finished folder `staging` in place of `target`; the old one is removed after."""
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    if exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)  # now holds the old folder
+        return
+    old = target.with_name(f".{target.name}.{os.getpid()}.old")
+    os.replace(target, old)
+    os.replace(staging, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def staging_dir(target: Path) -> Path:
+    """A fresh folder beside `target` to build into (same filesystem, so the swap is a rename)."""
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    return staging

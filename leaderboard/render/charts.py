@@ -1,0 +1,464 @@
+"""The site's charts as Altair (Vega-Lite) specs, their static SVG, and the Vega JavaScript bundle.
+
+Every chart plots one board's division at most: MLPerf and published runs never share a chart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import altair as alt
+
+from leaderboard.render.model import famous, pareto_frontier
+
+# The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
+VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+SVG_WIDTH = 640
+# Tableau 10, then ten more: enough distinct colours for the catalog's accelerators.
+PALETTE = [
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#79706e",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#e377c2",
+    "#ff7f0e",
+]
+MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
+LOG = alt.Scale(type="log")
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # file stem under charts/
+    title: str
+    description: str  # what the chart shows: the static image's alt text and the caption
+    spec: dict  # Vega-Lite, width "container" for the page
+
+
+def colour_scale(accelerator_names: list[str]) -> dict[str, str]:
+    """One colour per accelerator, the same on every chart of the site."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(accelerator_names)))}
+
+
+def _colour(points: list[dict], colours: dict[str, str]) -> alt.Color:
+    """Colour by accelerator; the legend lists only the accelerators on the chart."""
+    names = sorted({p["accelerator"] for p in points})
+    return alt.Color(
+        "accelerator:N",
+        title="Accelerator",
+        scale=alt.Scale(domain=names, range=[colours.get(n, "#000") for n in names]),
+    )
+
+
+def _tooltip(cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("submitter:N", title="Submitter"),
+        alt.Tooltip("system:N", title="System"),
+        alt.Tooltip("accelerator:N", title="Accelerator"),
+        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+        alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
+        alt.Tooltip("cost:Q", title=cost_title, format="$,.2f"),
+        alt.Tooltip("division:N", title="Division"),
+        alt.Tooltip("availability:N", title="Availability"),
+    ]
+
+
+def _points(rows: list[dict], root: str) -> list[dict]:
+    return [
+        {
+            "entry_id": row["entry_id"],
+            "submitter": row["submitter"],
+            "system": row["system"],
+            "accelerator": row["accelerator_name"],
+            "chips": row["chips"],
+            "minutes": row["minutes"],
+            "chip_hours": row["chip_hours"],
+            "cost": row["cost_usd"],
+            "division": row["division"],
+            "availability": row["availability"],
+            "date": row["date"],
+            "model": row["model_name"],
+            "url": root + row["path"],
+        }
+        for row in rows
+    ]
+
+
+def _decades(low: float, high: float) -> list[float]:
+    return [10.0**k for k in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2)]
+
+
+def _named(datasets: dict[str, list], name: str, values: list[dict]) -> alt.NamedData:
+    """Data by name: the values go straight into the spec's top-level datasets, past Altair,
+    which would copy and check every value (seconds a build)."""
+    datasets[name] = values
+    return alt.NamedData(name=name)
+
+
+def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[str, list]) -> dict:
+    # Not validated here (that takes seconds a build); the tests validate every spec against
+    # the Vega-Lite schema.
+    spec = chart.properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start")).to_dict(validate=False)
+    spec["datasets"] = dict(sorted(datasets.items()))
+    spec["width"] = "container"
+    spec["config"] = {**spec.get("config", {}), "font": "system-ui, sans-serif"}
+    return spec
+
+
+def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart:
+    """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours)."""
+    datasets: dict[str, list] = {}
+    points = _points(rows, root)
+    chips = [p["chips"] for p in points]
+    minutes = [p["minutes"] for p in points]
+    x_domain = [min(chips) / 2, max(chips) * 2]
+    y_domain = [min(minutes) / 2, max(minutes) * 2]
+    lines = [
+        {"chips": c, "minutes": level * 60 / c, "label": f"{level:,g} chip-hours", "level": level}
+        for level in _decades(min(p["chip_hours"] for p in points), max(p["chip_hours"] for p in points))
+        for c in x_domain
+    ]
+    x = alt.X("chips:Q", title="Chips (log)", scale=alt.Scale(type="log", domain=x_domain))
+    y = alt.Y("minutes:Q", title="Minutes to train (log)", scale=alt.Scale(type="log", domain=y_domain))
+    ideal = alt.Chart(_named(datasets, "ideal", lines)).mark_line(
+        clip=True, strokeDash=[4, 4], color="#777", strokeWidth=1
+    )
+    ideal = ideal.encode(x=x, y=y, detail="label:N")
+    # Each line's label sits where the line enters the plot: the top edge, else the left edge.
+    entries = [max(x_domain[0], level * 60 / y_domain[1]) for level in sorted({line["level"] for line in lines})]
+    label_points = [
+        {"chips": c, "minutes": level * 60 / c, "label": f"{level:,g} chip-hours"}
+        for level, c in zip(sorted({line["level"] for line in lines}), entries, strict=True)
+    ]
+    labels = alt.Chart(_named(datasets, "ideal_labels", label_points))
+    labels = labels.mark_text(clip=True, align="left", baseline="top", dx=4, dy=4, fontSize=10, color="#555").encode(
+        x=x, y=y, text="label:N"
+    )
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=80, opacity=0.85)
+        .encode(x=x, y=y, color=_colour(points, colours), tooltip=_tooltip(), href="url:N")
+    )
+    spec = _finish(
+        alt.layer(ideal, labels, marks).properties(height=360),
+        f"Minutes against chips: {context}",
+        "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient.",
+        datasets,
+    )
+    description = (
+        f"Scatter plot, log-log, of minutes to train against chip count for {len(points)} results, "
+        f"{context}, coloured by accelerator, with dashed lines of constant chip-hours."
+    )
+    return Chart(name, f"Minutes against chips, {context}", description, spec)
+
+
+def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart | None:
+    """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted."""
+    datasets: dict[str, list] = {}
+    points = [p for p in _points(rows, root) if p["cost"] is not None and p["cost"] > 0]
+    if not points:
+        return None
+    for point, on_frontier in zip(points, pareto_frontier([(p["minutes"], p["cost"]) for p in points]), strict=True):
+        point["frontier"] = "on the Pareto frontier" if on_frontier else "dominated"
+        point["size"], point["outline"] = (180, "#000") if on_frontier else (50, "transparent")
+    frontier = sorted((p for p in points if p["frontier"] != "dominated"), key=lambda p: p["minutes"])
+    x = alt.X("minutes:Q", title="Minutes to train (log)", scale=LOG)
+    y = alt.Y("cost:Q", title="Cost, on-demand, USD (log)", scale=LOG)
+    line = alt.Chart(_named(datasets, "frontier", [{"minutes": p["minutes"], "cost": p["cost"]} for p in frontier]))
+    line = line.mark_line(interpolate="step-after", color="#222", strokeWidth=1.5).encode(x=x, y=y)
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, opacity=0.9)
+        .encode(
+            x=x,
+            y=y,
+            color=_colour(points, colours),
+            size=alt.Size("size:Q", scale=None, legend=None),
+            stroke=alt.Stroke("outline:N", scale=None, legend=None),
+            tooltip=[*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
+            href="url:N",
+        )
+    )
+    missing = len(rows) - len(points)
+    note = f" {missing} result(s) without a price are not shown." if missing else ""
+    spec = _finish(
+        alt.layer(line, marks).properties(height=360),
+        f"Cost against minutes: {context}",
+        "Black line and large outlined points: the Pareto frontier (no result is both faster and cheaper)." + note,
+        datasets,
+    )
+    description = (
+        f"Scatter plot, log-log, of on-demand cost against minutes for {len(points)} results, "
+        f"{context}, with the Pareto frontier drawn as a step line.{note}"
+    )
+    return Chart(name, f"Cost against minutes, {context}", description, spec)
+
+
+def chip_hours_bars(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart:
+    """Chip-hours per entry, sorted (the fewest first), coloured by accelerator."""
+    datasets: dict[str, list] = {}
+    points = sorted(_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
+    seen: dict[str, int] = {}
+    for point in points:
+        label = f"{point['submitter']}: {point['system']}"
+        seen[label] = seen.get(label, 0) + 1
+        point["label"] = label if seen[label] == 1 else f"{label} ({seen[label]})"
+    # Log-scale bars need a base above zero: they start at the left edge of the domain.
+    low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2
+    for point in points:
+        point["base"] = low
+    bars = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_bar()
+        .encode(
+            x=alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
+            x2=alt.X2("base:Q"),
+            y=alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(labelLimit=260)),
+            color=_colour(points, colours),
+            tooltip=_tooltip(),
+            href="url:N",
+        )
+    )
+    shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
+    spec = _finish(
+        bars.properties(height=22 * len(points) + 10),
+        f"Chip-hours per result: {context}",
+        "Chip-hours = chips x minutes / 60, fewest first." + (f" Showing {shown}." if shown else ""),
+        datasets,
+    )
+    description = f"Bar chart of chip-hours per result, {context}, sorted, coloured by accelerator."
+    return Chart(name, f"Chip-hours per result, {context}", description, spec)
+
+
+def over_time(
+    name: str, rows: list[dict], metric: str, context: str, colours: dict[str, str], root: str
+) -> Chart | None:
+    """Published runs: chip-hours or cost of each model against its date, famous models labelled."""
+    datasets: dict[str, list] = {}
+    field, title = {"chip_hours": ("chip_hours", "Chip-hours"), "cost": ("cost", "Cost, on-demand, USD")}[metric]
+    points = [p for p in _points(rows, root) if p[field] is not None and p[field] > 0]
+    if not points:
+        return None
+    # One label per well-known family (its first run), so labels stay readable.
+    labelled: set[str] = set()
+    for point in sorted(points, key=lambda p: (p["date"], p["entry_id"])):
+        family = famous(point["model"])
+        point["label"] = point["model"] if family and family not in labelled else None
+        labelled.add(family or "")
+    x = alt.X("date:T", title="Publication date")
+    y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=LOG)
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=80, opacity=0.85)
+        .encode(
+            x=x,
+            y=y,
+            color=_colour(points, colours),
+            tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
+            href="url:N",
+        )
+    )
+    labels = (
+        alt.Chart(_named(datasets, "labels", [p for p in points if p["label"]]))
+        .mark_text(align="left", dx=6, dy=-6, fontSize=10, color="#333")
+        .encode(x=x, y=y, text="label:N")
+    )
+    spec = _finish(
+        alt.layer(marks, labels).properties(height=380),
+        f"{title} by model over time: {context}",
+        "Each point is one published training run; well-known models are labelled.",
+        datasets,
+    )
+    description = (
+        f"Scatter plot of {title.lower()} (log scale) against publication date for {len(points)} "
+        f"published training runs, coloured by accelerator."
+    )
+    return Chart(name, f"{title} by model over time, {context}", description, spec)
+
+
+def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> Chart | None:
+    """Our cost against Epoch AI's estimate (both 2023 USD), log-log, per tier, with y = x;
+    `results` (by entry_id) gives each point its submitter, system, chips and times."""
+    datasets: dict[str, list] = {}
+    points = [
+        {
+            k: row.get(k)
+            for k in (
+                "entry_id",
+                "model_name",
+                "tier",
+                "our_cost_usd",
+                "our_cost_usd_2023",
+                "epoch_cost_usd_2023",
+                "ratio",
+            )
+        }
+        for row in rows
+        if (row.get("our_cost_usd_2023") or 0) > 0 and (row.get("epoch_cost_usd_2023") or 0) > 0
+    ]
+    for point in points:
+        result = results.get(point["entry_id"], {})
+        point.update({k: result.get(k) for k in ("submitter", "system", "chips", "minutes", "chip_hours")})
+    if not points:
+        return None
+    values = [p["our_cost_usd_2023"] for p in points] + [p["epoch_cost_usd_2023"] for p in points]
+    diagonal = [{"epoch_cost_usd_2023": v, "our_cost_usd_2023": v} for v in (min(values) / 2, max(values) * 2)]
+    x = alt.X("epoch_cost_usd_2023:Q", title="Epoch AI's cost estimate, 2023 USD (log)", scale=LOG)
+    y = alt.Y("our_cost_usd_2023:Q", title="Our cost, 2023 USD (log)", scale=LOG)
+    line = alt.Chart(_named(datasets, "diagonal", diagonal)).mark_line(strokeDash=[4, 4], color="#777").encode(x=x, y=y)
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color("tier:N", title="Price tier"),
+            shape=alt.Shape("tier:N", title="Price tier"),
+            tooltip=[
+                alt.Tooltip("model_name:N", title="Model"),
+                alt.Tooltip("submitter:N", title="Submitter"),
+                alt.Tooltip("system:N", title="System"),
+                alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+                alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+                alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
+                alt.Tooltip("our_cost_usd:Q", title="Our cost (USD of its date)", format="$,.0f"),
+                alt.Tooltip("tier:N", title="Tier"),
+                alt.Tooltip("our_cost_usd_2023:Q", title="Our cost (2023 USD)", format="$,.0f"),
+                alt.Tooltip("epoch_cost_usd_2023:Q", title="Epoch AI (2023 USD)", format="$,.0f"),
+                alt.Tooltip("ratio:Q", title="Ratio", format=",.2f"),
+            ],
+        )
+    )
+    spec = _finish(
+        alt.layer(line, marks).properties(height=380),
+        "Our cost against Epoch AI's estimate",
+        "Published runs, per price tier, both in 2023 US dollars. Dashed: y = x (the same cost).",
+        datasets,
+    )
+    description = (
+        f"Scatter plot, log-log, of our cost against Epoch AI's cost estimate for {len(points)} "
+        "published runs and tiers, with the line y = x."
+    )
+    return Chart(name, "Our cost against Epoch AI's estimate", description, spec)
+
+
+def static_spec(spec: dict) -> dict:
+    """The spec for the SVG: a fixed width (there is no container to fill) and no tooltips or
+    links, which an image cannot use."""
+    static = json.loads(json.dumps(spec))
+    static["width"] = SVG_WIDTH
+    for layer in static.get("layer", [static]):
+        layer.get("encoding", {}).pop("tooltip", None)
+        layer.get("encoding", {}).pop("href", None)
+    return static
+
+
+def svg(spec: dict) -> str:
+    """The chart drawn offline as SVG, cached by content (drawing takes a tenth of a second or more
+    a chart, most builds change few charts)."""
+    static = static_spec(spec)
+    key = hashlib.sha256(json.dumps([_renderer_version(), static], sort_keys=True).encode()).hexdigest()
+    cached = _cache_get(f"svg/{key}.svg")
+    if cached is not None:
+        return cached
+    import vl_convert
+
+    drawn = _stable_ids(vl_convert.vegalite_to_svg(static, vl_version=VL_VERSION))
+    _cache_put(f"svg/{key}.svg", drawn)
+    return drawn
+
+
+def _stable_ids(drawn: str) -> str:
+    """Vega numbers clip paths per process: renumber them in order of appearance, so the same
+    chart always gives the same bytes."""
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match) -> str:
+        numbers.setdefault(match.group(0), f"{match.group(1)}{len(numbers) + 1}")
+        return numbers[match.group(0)]
+
+    return re.sub(r"\b(clip|gradient|pattern)(\d+)\b", renumber, drawn)
+
+
+def _renderer_version() -> str:
+    from importlib.metadata import version
+
+    return f"vl-convert-python {version('vl-convert-python')}, Vega-Lite {VL_VERSION}"
+
+
+_cache_root: Path | None = None
+CACHE_NAME = ".leaderboard-cache"
+
+
+def use_cache_beside(out: Path) -> None:
+    """Keep drawn charts in `.leaderboard-cache/` beside the site folder: inside the project,
+    never in the user's home."""
+    global _cache_root
+    _cache_root = Path(out).resolve().parent / CACHE_NAME
+
+
+def cache_dir() -> Path | None:
+    """Where drawn charts and the JavaScript bundle are kept between builds: $LEADERBOARD_CACHE,
+    else beside the site (see use_cache_beside); None: no cache."""
+    configured = os.environ.get("LEADERBOARD_CACHE")
+    return Path(configured) if configured else _cache_root
+
+
+def _cache_get(name: str) -> str | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        return (folder / name).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _cache_put(name: str, text: str) -> None:
+    """Best effort: a cache that cannot be written only makes the next build slower."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    target = folder / name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        pass
+
+
+@lru_cache(maxsize=1)
+def javascript_bundle() -> str:
+    """Vega, Vega-Lite and Vega-Embed in one local file (globals vega, vegaLite, vegaEmbed)."""
+    name = "bundle/" + hashlib.sha256(_renderer_version().encode()).hexdigest() + ".js"
+    cached = _cache_get(name)
+    if cached is None:
+        import vl_convert
+
+        cached = vl_convert.javascript_bundle(vl_version=VL_VERSION)
+        _cache_put(name, cached)
+    return cached

@@ -1,0 +1,224 @@
+"""What the site shows, read from the database: rounds, boards (round x benchmark x division),
+entries with their costs, records, and the pure ranking rules the pages and charts share.
+
+No HTML here; site.py turns these records into pages and charts.py into charts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from leaderboard import store
+from leaderboard.normalize import TIERS, competition_ranks, slug
+
+DIVISIONS = ("closed", "open")
+AVAILABILITIES = ("available", "preview", "research")
+NOT_VERIFIED = "Result not verified by MLCommons Association"
+# The metric a board is ranked by by default: MLPerf rounds by time to train; published
+# runs train different models, so their minutes mean little and they rank by chip-hours.
+RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours"}
+RANK_METRIC_LABEL = {"minutes": "minutes", "chip_hours": "chip-hours", "cost": "cost"}
+
+
+@dataclass
+class Board:
+    """One leaderboard: the results of one benchmark in one round, split by division."""
+
+    round: dict
+    benchmark: dict
+    rules: dict | None  # benchmark_rounds row, None for published benchmarks
+    divisions: dict[str, list[dict]] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        return f"boards/{self.round['id']}/{self.benchmark['id']}.html"
+
+    @property
+    def key(self) -> str:
+        return f"{self.round['id']}/{self.benchmark['id']}"
+
+    @property
+    def rank_metric(self) -> str:
+        return RANK_METRIC.get(self.round["kind"], "minutes")
+
+    @property
+    def rows(self) -> list[dict]:
+        return [row for rows in self.divisions.values() for row in rows]
+
+    @property
+    def title(self) -> str:
+        return f"{self.benchmark['name']}, {self.round['name']}"
+
+
+@dataclass
+class SiteData:
+    rounds: list[dict]
+    benchmarks: dict[str, dict]
+    accelerators: dict[str, dict]
+    prices: list[dict]
+    results: list[dict]  # every column of `results`, plus: costs, board_rank, paths
+    columns: list[tuple[str, str]]  # (name, meaning) of every results column, in table order
+    boards: list[Board]
+    epoch_comparison: list[dict] | None  # the epoch_cost_comparison table, when present
+
+    @property
+    def newest_date(self) -> str:
+        """The newest submission date: the only date a build writes (keeps builds deterministic)."""
+        return max((r["date"] for r in self.results), default="1970-01-01")
+
+
+def _rows(db: str | Path, sql: str) -> list[dict]:
+    names, rows = store.run_query(db, sql)
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def entry_path(entry_id: str) -> str:
+    return f"entries/{entry_id}.html"
+
+
+def submitter_path(submitter: str) -> str:
+    return f"submitters/{slug(submitter) or 'unnamed'}.html"
+
+
+def accelerator_path(accelerator: str) -> str:
+    return f"accelerators/{accelerator}.html"
+
+
+def load(db: str | Path) -> SiteData:
+    """Everything the site shows, in a stable order (the build must be deterministic)."""
+    rounds = _rows(db, "SELECT * FROM rounds ORDER BY kind = 'published', date DESC, id")
+    benchmarks = {b["id"]: b for b in _rows(db, "SELECT * FROM benchmarks ORDER BY id")}
+    accelerators = {a["id"]: a for a in _rows(db, "SELECT * FROM accelerators ORDER BY id")}
+    prices = _rows(
+        db, "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host"
+    )
+    rules = {(r["round"], r["benchmark"]): r for r in _rows(db, "SELECT * FROM benchmark_rounds")}
+    results = _rows(db, "SELECT * FROM results ORDER BY round, benchmark, division, rank, entry_id")
+    costs: dict[str, dict[str, dict]] = {}
+    for cost in _rows(db, "SELECT * FROM costs ORDER BY entry_id, tier"):
+        costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
+    docs = {c.name: c.comment or "" for c in store.results.columns}
+    names, _ = store.run_query(db, "SELECT * FROM results LIMIT 0")
+    columns = [(name, docs.get(name, "")) for name in names]
+
+    for row in results:
+        row["costs"] = {tier: costs.get(row["entry_id"], {}).get(tier) or _no_cost(tier) for tier in TIERS}
+        row["cost_by_tier"] = {tier: row["costs"][tier]["cost_usd"] for tier in TIERS}
+        row["path"] = entry_path(row["entry_id"])
+        row["submitter_path"] = submitter_path(row["submitter"])
+        row["accelerator_path"] = accelerator_path(row["accelerator"])
+        row["verified_note"] = None if row.get("verified") else NOT_VERIFIED
+
+    boards = _boards(results, rounds, benchmarks, rules)
+    tables = {t for (t,) in store.run_query(db, "SELECT table_name FROM information_schema.tables")[1]}
+    epoch = None
+    if "epoch_cost_comparison" in tables:
+        epoch = _rows(db, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
+    return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+
+
+def _no_cost(tier: str) -> dict:
+    return {
+        "tier": tier,
+        "provider": None,
+        "usd_per_chip_hour": None,
+        "cost_usd": None,
+        "price_date": None,
+        "price_source": None,
+        "note": "no cost computed",
+    }
+
+
+def _boards(results: list[dict], rounds: list[dict], benchmarks: dict[str, dict], rules: dict) -> list[Board]:
+    boards: dict[tuple[str, str], Board] = {}
+    round_by_id = {r["id"]: r for r in rounds}
+    for row in results:
+        key = (row["round"], row["benchmark"])
+        if key not in boards:
+            boards[key] = Board(round_by_id[row["round"]], benchmarks[row["benchmark"]], rules.get(key))
+        boards[key].divisions.setdefault(row["division"], []).append(row)
+    round_order = {r["id"]: i for i, r in enumerate(rounds)}
+    ordered = sorted(
+        boards.values(), key=lambda b: (round_order[b.round["id"]], b.benchmark["name"], b.benchmark["id"])
+    )
+    for board in ordered:
+        board.divisions = {d: board.divisions[d] for d in sorted(board.divisions, key=_division_order)}
+        for division, rows in board.divisions.items():
+            board.divisions[division] = rank_rows(rows, board.rank_metric)
+    return ordered
+
+
+def _division_order(division: str) -> tuple[int, str]:
+    return (DIVISIONS.index(division) if division in DIVISIONS else len(DIVISIONS), division)
+
+
+def rank_rows(rows: list[dict], metric: str) -> list[dict]:
+    """Rows ranked by `metric` (fewest first, ties share a rank, no value last), each given
+    `board_rank`. For MLPerf boards this is the database's rank by minutes."""
+    values = [row["cost_usd"] if metric == "cost" else row[metric] for row in rows]
+    for row, rank in zip(rows, competition_ranks(values), strict=True):
+        row["board_rank"] = rank
+    return sorted(rows, key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
+
+
+def pareto_frontier(points: list[tuple[float, float]]) -> list[bool]:
+    """For (minutes, cost) points: True where no other point is at least as fast and cheaper,
+    or faster and as cheap (the fastest result for its cost)."""
+    flags = [False] * len(points)
+    best_cost = float("inf")
+    for index in sorted(range(len(points)), key=lambda i: points[i]):
+        if points[index][1] < best_cost:
+            flags[index] = True
+            best_cost = points[index][1]
+    return flags
+
+
+def records(board: Board) -> dict[str, dict]:
+    """Per division, the best result by the board's metric (the record holder)."""
+    return {division: rows[0] for division, rows in board.divisions.items() if rows and rows[0]["board_rank"] == 1}
+
+
+def record_history(results: list[dict]) -> list[dict]:
+    """Every result that set a new record for its round x benchmark x division when it was
+    published, in date order: the feed's record entries."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in results:
+        groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
+    held = []
+    for rows in groups.values():
+        metric = RANK_METRIC.get(rows[0]["round_kind"], "minutes")
+        best = None
+        for row in sorted(rows, key=lambda r: (r["date"], r[metric], r["entry_id"])):
+            if row[metric] is not None and (best is None or row[metric] < best):
+                best = row[metric]
+                held.append({**row, "record_metric": metric})
+    return sorted(held, key=lambda r: (r["date"], r["entry_id"]))
+
+
+FAMOUS_MODELS = (
+    "BERT",
+    "GPT-2",
+    "GPT-3",
+    "XLNet",
+    "BigGAN",
+    "StyleGAN",
+    "AlphaGo",
+    "T5",
+    "PaLM",
+    "Llama",
+    "Chinchilla",
+    "Gopher",
+    "Megatron",
+)
+
+
+def famous(model_name: str | None) -> str | None:
+    """The well-known model family a model belongs to (labelled on the over-time charts), or None."""
+    if not model_name:
+        return None
+    for name in FAMOUS_MODELS:
+        if re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![a-z])", model_name, re.IGNORECASE):
+            return name
+    return None

@@ -1,0 +1,329 @@
+// The site's behaviour: sorting and filtering leaderboards (state in the URL fragment, so a
+// view is a permalink), interactive charts, and the compare page. Data is only ever written
+// with textContent, never as HTML. Without JavaScript every page is complete and static.
+(function () {
+  "use strict";
+
+  var TIERS = ["on-demand", "spot", "1-year", "3-year", "purchase"];
+  var FILTERS = ["division", "availability", "accelerator", "submitter"];
+  var METRIC_LABEL = { minutes: "minutes", chip_hours: "chip-hours", cost: "cost" };
+
+  // Same formats as the site's Python filters (render/site.py: number, usd).
+  function number(value, digits) {
+    if (value === null || isNaN(value)) return "";
+    var whole = Number.isInteger(value);
+    return value.toLocaleString("en-US", {
+      minimumFractionDigits: whole ? 0 : digits, maximumFractionDigits: whole ? 0 : digits
+    });
+  }
+  function usd(value) {
+    if (value === null || isNaN(value)) return "";
+    var digits = value >= 100 ? 0 : 2;
+    return "$" + value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  }
+  function value(text) {
+    return text === "" || text === undefined || text === null ? null : parseFloat(text);
+  }
+  function readHash() {
+    return new URLSearchParams(location.hash.replace(/^#/, ""));
+  }
+  function writeHash(params) {
+    var text = params.toString();
+    // replaceState keeps the history clean and works on file:// as well as on a server.
+    history.replaceState(null, "", text ? "#" + text : location.pathname + location.search);
+  }
+  // Competition ranks ("1224") over values, smallest first; null gets no rank.
+  function ranks(values) {
+    var order = values.map(function (v, i) { return [v, i]; }).filter(function (p) { return p[0] !== null; });
+    order.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var result = values.map(function () { return null; });
+    var previous = null, previousRank = 0;
+    order.forEach(function (pair, position) {
+      if (pair[0] !== previous) { previous = pair[0]; previousRank = position + 1; }
+      result[pair[1]] = previousRank;
+    });
+    return result;
+  }
+
+  // ---- Leaderboards -------------------------------------------------------------------
+  function setupBoard(form) {
+    var tables = Array.prototype.slice.call(document.querySelectorAll("table.board"));
+    var defaultSort = tables.length ? tables[0].dataset.defaultSort : "minutes";
+    var originals = tables.map(function (table) { return Array.prototype.slice.call(table.tBodies[0].rows); });
+    form.hidden = false;
+    function field(name) { return form.elements.namedItem(name); }
+
+    function state() {
+      var params = readHash();
+      var s = {
+        sort: params.get("sort") || defaultSort,
+        tier: params.get("tier") || "on-demand",
+        q: params.get("q") || ""
+      };
+      if (!METRIC_LABEL[s.sort]) s.sort = defaultSort;
+      if (TIERS.indexOf(s.tier) < 0) s.tier = "on-demand";
+      FILTERS.forEach(function (name) { s[name] = params.get(name) || ""; });
+      return s;
+    }
+    function save(s) {
+      var params = new URLSearchParams();
+      if (s.sort !== defaultSort) params.set("sort", s.sort);
+      if (s.tier !== "on-demand") params.set("tier", s.tier);
+      FILTERS.forEach(function (name) { if (s[name]) params.set(name, s[name]); });
+      if (s.q) params.set("q", s.q);
+      writeHash(params);
+    }
+    function fromForm() {
+      var s = { sort: field("sort").value, tier: field("tier").value, q: field("q").value.trim() };
+      FILTERS.forEach(function (name) { s[name] = field(name).value; });
+      return s;
+    }
+    function toForm(s) {
+      ["sort", "tier", "q"].concat(FILTERS).forEach(function (name) {
+        var input = field(name);
+        if (input.tagName === "SELECT" && !Array.prototype.some.call(input.options, function (o) { return o.value === s[name]; })) {
+          s[name] = "";
+        }
+        input.value = s[name];
+      });
+    }
+    function metricOf(row, s) {
+      if (s.sort === "cost") return value(row.getAttribute("data-cost-" + s.tier));
+      return value(row.getAttribute("data-" + s.sort));
+    }
+    function apply(s) {
+      var shown = 0, total = 0;
+      var words = s.q.toLowerCase().split(/\s+/).filter(Boolean);
+      tables.forEach(function (table, t) {
+        var rows = originals[t];
+        var metrics = rows.map(function (row) { return metricOf(row, s); });
+        var rowRanks = ranks(metrics);
+        var order = rows.map(function (row, i) { return i; });
+        order.sort(function (a, b) {
+          var x = metrics[a], y = metrics[b];
+          if (x === null && y === null) return a - b;
+          if (x === null) return 1;
+          if (y === null) return -1;
+          return x - y || a - b;
+        });
+        var body = table.tBodies[0];
+        order.forEach(function (i) {
+          var row = rows[i];
+          body.appendChild(row);
+          row.querySelector("td.rank").textContent = rowRanks[i] === null ? "—" : String(rowRanks[i]);
+          var cost = value(row.getAttribute("data-cost-" + s.tier));
+          var cell = row.querySelector("td.cost");
+          cell.textContent = cost === null ? "n/a" : usd(cost);
+          cell.classList.toggle("muted", cost === null);
+          var visible = FILTERS.every(function (name) {
+            if (!s[name] || name === "division") return true;
+            return row.getAttribute("data-" + name) === s[name];
+          }) && words.every(function (word) { return row.getAttribute("data-search").indexOf(word) >= 0; });
+          row.hidden = !visible;
+          total += 1;
+          var section = table.closest("section.division");
+          var divisionShown = !s.division || section.dataset.division === s.division;
+          if (visible && divisionShown) shown += 1;
+        });
+        table.querySelector("th.cost-head").textContent = "Cost (" + s.tier + ")";
+        table.querySelector("th.rank-head").textContent = s.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[s.sort];
+        table.querySelectorAll("th[data-sort]").forEach(function (th) {
+          if (th.dataset.sort === s.sort) th.setAttribute("aria-sort", "ascending"); else th.removeAttribute("aria-sort");
+          var button = th.querySelector("button.sort");
+          if (button && th.dataset.sort === "cost") button.textContent = "Cost (" + s.tier + ")";
+        });
+      });
+      document.querySelectorAll("section.division").forEach(function (section) {
+        section.hidden = !!s.division && section.dataset.division !== s.division;
+      });
+      var output = document.getElementById("shown");
+      if (output) output.textContent = "Showing " + shown + " of " + total + " results";
+    }
+    function update() {
+      var s = fromForm();
+      save(s);
+      apply(s);
+    }
+    // Sortable headers: real buttons, so the keyboard reaches them.
+    tables.forEach(function (table) {
+      table.querySelectorAll("th[data-sort]").forEach(function (th) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "sort";
+        button.textContent = th.textContent;
+        button.title = "Sort by " + METRIC_LABEL[th.dataset.sort];
+        th.textContent = "";
+        th.appendChild(button);
+        button.addEventListener("click", function () {
+          field("sort").value = th.dataset.sort;
+          update();
+        });
+      });
+    });
+    form.addEventListener("change", update);
+    form.addEventListener("input", update);
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("reset", function () { setTimeout(update, 0); });
+    window.addEventListener("hashchange", function () { var s = state(); toForm(s); apply(s); });
+    var initial = state();
+    toForm(initial);
+    apply(initial);
+  }
+
+  // ---- Charts -------------------------------------------------------------------------
+  function embedCharts() {
+    var views = [];
+    window.leaderboardCharts = views;
+    document.querySelectorAll("figure.chart").forEach(function (figure) {
+      if (typeof window.vegaEmbed !== "function") return;
+      var spec = JSON.parse(document.getElementById(figure.dataset.spec).textContent);
+      var target = figure.querySelector(".chart-live");
+      window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).then(function (result) {
+        figure.classList.add("live");
+        views.push(result.view);
+      }).catch(function (error) {
+        // The static SVG stays in place.
+        figure.classList.remove("live");
+        if (window.console) console.error(error);
+      });
+    });
+  }
+
+  // ---- Compare ------------------------------------------------------------------------
+  function setupCompare(root) {
+    root.hidden = false;
+    var files = JSON.parse(document.getElementById("board-files").textContent);
+    var select = document.getElementById("compare-board");
+    var filter = document.getElementById("compare-filter");
+    var list = document.getElementById("compare-list");
+    var status = document.getElementById("compare-status");
+    var table = document.getElementById("compare-table");
+    var siteRoot = document.querySelector("link[rel=stylesheet]").getAttribute("href").replace(/static\/site\.css$/, "");
+    var picked = [];
+
+    function load(key, done) {
+      var boards = window.leaderboardBoards || {};
+      if (boards[key]) { done(boards[key]); return; }
+      if (!Object.prototype.hasOwnProperty.call(files, key)) { done(null); return; }
+      var script = document.createElement("script");
+      // Only files the page lists: the URL fragment never names a script.
+      script.src = siteRoot + files[key];
+      script.onload = function () { done((window.leaderboardBoards || {})[key] || null); };
+      script.onerror = function () { done(null); };
+      document.body.appendChild(script);
+    }
+    function save() {
+      var params = new URLSearchParams();
+      if (select.value) params.set("board", select.value);
+      if (picked.length) params.set("entries", picked.join(","));
+      writeHash(params);
+    }
+    function cell(tag, text) {
+      var element = document.createElement(tag);
+      element.textContent = text;
+      return element;
+    }
+    function render(board) {
+      list.textContent = "";
+      if (!board) { table.hidden = true; status.textContent = select.value ? "No such benchmark." : ""; return; }
+      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+      board.rows.forEach(function (row) {
+        var text = [row.submitter, row.system, row.accelerator, row.model || ""].join(" ").toLowerCase();
+        var isPicked = picked.indexOf(row.entry_id) >= 0;
+        if (!isPicked && !words.every(function (w) { return text.indexOf(w) >= 0; })) return;
+        var item = document.createElement("li");
+        var label = document.createElement("label");
+        var box = document.createElement("input");
+        box.type = "checkbox";
+        box.value = row.entry_id;
+        box.checked = isPicked;
+        box.disabled = !isPicked && picked.length >= 4;
+        box.addEventListener("change", function () {
+          if (box.checked && picked.indexOf(row.entry_id) < 0) picked.push(row.entry_id);
+          if (!box.checked) picked = picked.filter(function (id) { return id !== row.entry_id; });
+          save();
+          render(board);
+        });
+        label.appendChild(box);
+        label.appendChild(document.createTextNode(" " + row.submitter + ": " + row.system + " (" + row.division + ", " +
+          number(row.chips, 3) + " chips, " + row.availability + ")"));
+        item.appendChild(label);
+        list.appendChild(item);
+      });
+      var rows = picked.map(function (id) {
+        return board.rows.filter(function (r) { return r.entry_id === id; })[0];
+      }).filter(Boolean);
+      var divisions = rows.map(function (r) { return r.division; }).filter(function (d, i, all) { return all.indexOf(d) === i; });
+      status.textContent = rows.length < 2 ? "Pick " + (2 - rows.length) + " more to compare (at most 4)." :
+        "Comparing " + rows.length + " results of " + board.title + "." + (divisions.length > 1 ?
+          " They are from different divisions (" + divisions.join(" and ") + "), which are ranked apart: the open division may change the model and rules." : "");
+      table.hidden = rows.length < 2;
+      if (table.hidden) return;
+      var head = table.tHead, body = table.tBodies[0];
+      head.textContent = "";
+      body.textContent = "";
+      var headRow = document.createElement("tr");
+      headRow.appendChild(cell("th", ""));
+      rows.forEach(function (row) {
+        var th = document.createElement("th");
+        th.scope = "col";
+        var link = cell("a", row.submitter + ": " + row.system);
+        link.href = siteRoot + row.path;
+        th.appendChild(link);
+        headRow.appendChild(th);
+      });
+      head.appendChild(headRow);
+      var fields = [
+        ["Round", function (r) { return r.round; }],
+        ["Division", function (r) { return r.division; }],
+        ["Availability", function (r) { return r.availability; }],
+        ["Accelerator", function (r) { return r.accelerator; }],
+        ["Chips", function (r) { return number(r.chips, 3); }],
+        ["Minutes", function (r) { return number(r.minutes, 3); }],
+        ["Chip-hours", function (r) { return number(r.chip_hours, 1); }]
+      ];
+      TIERS.forEach(function (tier) {
+        fields.push(["Cost (" + tier + ")", function (r) { var c = r.costs[tier]; return c === null ? "n/a" : usd(c); }]);
+      });
+      fields.push(["Quality (target)", function (r) {
+        var q = function (v) { return String(Number(v.toPrecision(4))); };
+        return r.quality === null ? "—" : q(r.quality) + (r.quality_target === null ? "" : " (target " + q(r.quality_target) + ")");
+      }]);
+      fields.push(["Rank by " + METRIC_LABEL[board.rank_metric], function (r) {
+        return r.rank === null ? "—" : r.rank + " in the " + r.division + " division";
+      }]);
+      fields.push(["Date", function (r) { return r.date; }]);
+      fields.push(["Model", function (r) { return r.model || "—"; }]);
+      fields.push(["MLCommons review", function (r) { return r.verified ? "verified" : "Result not verified by MLCommons Association"; }]);
+      fields.forEach(function (field) {
+        var tr = document.createElement("tr");
+        var th = cell("th", field[0]);
+        th.scope = "row";
+        tr.appendChild(th);
+        rows.forEach(function (row) { tr.appendChild(cell("td", field[1](row))); });
+        body.appendChild(tr);
+      });
+    }
+    function show(key) {
+      load(key, function (board) {
+        if (board) {
+          picked = picked.filter(function (id) { return board.rows.some(function (r) { return r.entry_id === id; }); });
+        }
+        render(board);
+      });
+    }
+    select.addEventListener("change", function () { picked = []; save(); show(select.value); });
+    filter.addEventListener("input", function () { show(select.value); });
+    var params = readHash();
+    var key = params.get("board") || "";
+    if (Object.prototype.hasOwnProperty.call(files, key)) select.value = key;
+    picked = (params.get("entries") || "").split(",").filter(Boolean).slice(0, 4);
+    if (select.value) show(select.value); else render(null);
+  }
+
+  var form = document.getElementById("controls");
+  if (form) setupBoard(form);
+  if (document.querySelector("figure.chart")) embedCharts();
+  var compare = document.getElementById("compare");
+  if (compare) setupCompare(compare);
+})();

@@ -1,0 +1,112 @@
+"""The same load and query tests on both backends: the embedded DuckDB file and a real
+PostgreSQL server started by the test setup."""
+
+import json
+
+import pytest
+import sqlalchemy as sa
+from conftest import run_cli
+from test_validate import MLPERF, PUBLISHED, place
+
+from leaderboard import store
+
+
+@pytest.fixture(params=["duckdb", "postgresql"])
+def database(request, tmp_path):
+    if request.param == "duckdb":
+        return str(tmp_path / "results.duckdb")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def loaded(empty_project, database):
+    for imported in (empty_project / "catalog").glob("prices-*.yaml"):
+        imported.unlink()  # the numbers below use the hand-entered prices only
+    place(empty_project, MLPERF, name="acme-64.yaml")
+    place(
+        empty_project,
+        MLPERF.replace("acme-64", "acme-4320")
+        .replace("count: 64", "count: 4320")
+        .replace("minutes: 4.5", "minutes: 0.347"),
+        name="acme-4320.yaml",
+    )
+    place(empty_project, PUBLISHED, round_="published")
+    result = run_cli("build", "-q", "--db", database, "--out", empty_project / "site", cwd=empty_project)
+    assert result.code == 0, result.out + result.err
+    return empty_project, database
+
+
+def test_every_table_loads(loaded):
+    _, database = loaded
+    for table in store.metadata.sorted_tables:
+        names, _ = store.run_query(database, f"SELECT * FROM {table.name} LIMIT 0")
+        assert names == [c.name for c in table.columns]
+    _, [(count,)] = store.run_query(database, "SELECT count(*) FROM results")
+    assert count == 3
+
+
+def test_query_gives_the_same_numbers(loaded):
+    project, database = loaded
+    result = run_cli(
+        "query",
+        "SELECT entry_id, chips, chip_hours, rank, cost_usd FROM results ORDER BY entry_id",
+        "--db",
+        database,
+        "--format",
+        "json",
+        cwd=project,
+    )
+    assert result.code == 0, result.err
+    rows = json.loads(result.out)
+    assert [r["entry_id"] for r in rows] == [
+        "mlperf-training-v1.1/acme-labs/acme-4320",
+        "mlperf-training-v1.1/acme-labs/acme-64",
+        "published/acme-labs/entry",
+    ]
+    assert [r["rank"] for r in rows] == [1, 2, 1]
+    assert rows[1]["chip_hours"] == pytest.approx(4.8) and rows[1]["cost_usd"] == pytest.approx(19.68)
+    assert rows[2]["chips"] == 64 and rows[2]["cost_usd"] == pytest.approx(12288)
+
+
+def test_a_failed_load_leaves_the_previous_data(loaded, monkeypatch):
+    _, database = loaded
+    original = store._fill
+
+    def failing(connection, tables):
+        original(connection, dict(list(tables.items())[:3]))
+        raise RuntimeError("killed in the middle of the load")
+
+    monkeypatch.setattr(store, "_fill", failing)
+    with pytest.raises(RuntimeError):
+        store.write_database(database, *_nothing())
+    _, [(count,)] = store.run_query(database, "SELECT count(*) FROM results")
+    assert count == 3
+
+
+def _nothing():
+    from leaderboard.catalog import Catalog
+
+    return Catalog(), [], []
+
+
+@pytest.mark.parametrize(
+    "statement", ["DROP TABLE results", "DELETE FROM results", "WITH x AS (SELECT 1) DELETE FROM results"]
+)
+def test_queries_cannot_write(loaded, statement):
+    project, database = loaded
+    result = run_cli("query", statement, "--db", database, cwd=project)
+    assert result.code == 1 and result.err.startswith("error: ")
+    _, [(count,)] = store.run_query(database, "SELECT count(*) FROM results")
+    assert count == 3
+
+
+def test_readers_never_see_a_half_load(postgres_url, empty_project):
+    """While a load runs in its transaction, another connection sees the previous tables whole."""
+    place(empty_project, MLPERF)
+    assert run_cli("build", "-q", "--db", postgres_url, "--out", empty_project / "site", cwd=empty_project).code == 0
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as writer:
+        writer.exec_driver_sql("DELETE FROM results")
+        _, [(count,)] = store.run_query(postgres_url, "SELECT count(*) FROM results")
+        assert count == 1
+    engine.dispose()

@@ -1,0 +1,314 @@
+"""The site in a real browser (Debian's Chromium through Playwright): leaderboards render, sort
+and filter with the view in the URL, charts draw, nothing is loaded from outside the site, and
+hostile text stays text. Skips, loudly, where /usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from test_site import HOSTILE_ID, HOSTILE_SYSTEM, built_site
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+MISSING = (
+    f"BROWSER TESTS SKIPPED: {CHROMIUM} is missing. Install Debian's Chromium "
+    "(`make browser`, or `apt-get install chromium`); CI must run these tests."
+)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        warnings.warn(MISSING, stacklevel=1)
+        pytest.skip(MISSING)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def out(tmp_path_factory) -> Path:
+    return built_site(tmp_path_factory) / "site"
+
+
+class Visit:
+    """A page with every request, dialog and script error recorded."""
+
+    def __init__(self, browser, **options):
+        self.context = browser.new_context(**options)
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+        def dismiss(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", dismiss)
+
+    def go(self, url: str):
+        self.page.goto(url)
+        self.page.wait_for_load_state("load")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser):
+    visits = []
+
+    def open_visit(**options) -> Visit:
+        visits.append(Visit(browser, **options))
+        return visits[-1]
+
+    yield open_visit
+    for v in visits:
+        v.close()
+
+
+def url(out: Path, path: str, fragment: str = "") -> str:
+    return (out / path).as_uri() + (f"#{fragment}" if fragment else "")
+
+
+RESNET = "boards/mlperf-training-v1.1/resnet.html"
+
+
+def visible_entries(page, division: str = "closed") -> list[str]:
+    return page.eval_on_selector_all(
+        f'section[data-division="{division}"] tbody tr', "rows => rows.filter(r => !r.hidden).map(r => r.dataset.entry)"
+    )
+
+
+def numbers(page, attribute: str, division: str = "closed") -> list[float]:
+    values = page.eval_on_selector_all(
+        f'section[data-division="{division}"] tbody tr',
+        f"rows => rows.filter(r => !r.hidden).map(r => r.getAttribute('{attribute}'))",
+    )
+    return [float(v) for v in values if v]
+
+
+def test_leaderboard_renders_with_every_result(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    rows = page.locator('section[data-division="closed"] tbody tr')
+    assert rows.count() >= 2
+    assert page.locator("#controls").is_visible()
+    assert "Showing" in page.locator("#shown").inner_text()
+    assert numbers(page, "data-minutes") == sorted(numbers(page, "data-minutes"))
+    assert page.locator(f'tr[data-entry="{HOSTILE_ID}"]').count() == 1
+    assert v.errors == []
+
+
+def test_sorting_updates_the_order_ranks_and_url(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    page.locator('section[data-division="closed"] th[data-sort="chip_hours"] button').click()
+    hours = numbers(page, "data-chip_hours")
+    assert hours == sorted(hours)
+    assert "sort=chip_hours" in page.url
+    assert page.locator('section[data-division="closed"] tbody tr').first.locator("td.rank").inner_text() == "1"
+    assert page.locator('section[data-division="closed"] th.rank-head').first.inner_text() == "Rank by chip-hours"
+    # Cost in another tier, sorted by it; results without a price go last.
+    page.select_option('select[name="tier"]', "3-year")
+    page.select_option('select[name="sort"]', "cost")
+    costs = numbers(page, "data-cost-3-year")
+    assert costs == sorted(costs)
+    assert "tier=3-year" in page.url and "sort=cost" in page.url
+    assert page.locator('section[data-division="closed"] th.cost-head').inner_text() == "Cost (3-year)"
+    # The URL is a permalink: opening it gives the same view.
+    permalink = page.url
+    order = visible_entries(page)
+    again = visit().go(permalink)
+    assert visible_entries(again) == order
+    assert again.locator('select[name="sort"]').input_value() == "cost"
+
+
+def test_filters_and_search_hide_rows_and_update_the_url(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    everything = visible_entries(page)
+    accelerator = page.locator(f'tr[data-entry="{HOSTILE_ID}"]').get_attribute("data-accelerator")
+    page.select_option('select[name="accelerator"]', accelerator)
+    shown = visible_entries(page)
+    assert HOSTILE_ID in shown and len(shown) <= len(everything)
+    assert all(page.locator(f'tr[data-entry="{e}"]').get_attribute("data-accelerator") == accelerator for e in shown)
+    assert f"accelerator={accelerator}" in page.url
+    page.select_option('select[name="availability"]', "research")
+    assert visible_entries(page) == [HOSTILE_ID]
+    page.select_option('select[name="availability"]', "")
+    page.fill('input[name="q"]', "alert(1)")
+    assert visible_entries(page) == [HOSTILE_ID]
+    assert "q=alert%281%29" in page.url or "q=alert(1)" in page.url
+    page.select_option('select[name="division"]', "closed")
+    assert "division=closed" in page.url
+    assert page.locator("section.division:visible").count() == 1
+    page.click('button[type="reset"]')
+    page.wait_for_function("() => location.hash === ''")
+    assert visible_entries(page) == everything
+
+
+def test_sorting_works_from_the_keyboard(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    button = page.locator('section[data-division="closed"] th[data-sort="chip_hours"] button')
+    button.focus()
+    page.keyboard.press("Enter")
+    assert "sort=chip_hours" in page.url
+
+
+def test_charts_draw(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    figures = page.locator("figure.chart")
+    assert figures.count() >= 3
+    page.wait_for_function(
+        "() => document.querySelectorAll('figure.chart.live').length === "
+        "document.querySelectorAll('figure.chart').length",
+        timeout=20000,
+    )
+    assert page.locator("figure.chart .chart-live svg").count() == figures.count()
+    assert page.locator("figure.chart .chart-live svg .mark-symbol path").count() > 0
+    assert not page.locator("figure.chart img.chart-static").first.is_visible()
+    assert v.errors == []
+
+
+def test_charts_resize_and_tables_scroll_on_a_phone(visit, out):
+    v = visit(viewport={"width": 375, "height": 800})
+    page = v.go(url(out, RESNET))
+    page.wait_for_function("() => document.querySelectorAll('figure.chart.live').length > 0", timeout=20000)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375 + 1
+    assert (
+        page.evaluate("() => document.querySelector('figure.chart.live .chart-live svg').getBoundingClientRect().width")
+        <= 375
+    )
+    scroller = page.locator(".table-scroll").first
+    assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")
+
+
+def test_no_request_leaves_the_site(visit, out):
+    v = visit()
+    paths = [
+        "index.html",
+        RESNET,
+        "boards/published/language.html",
+        "rounds/published.html",
+        "compare.html",
+        f"entries/{HOSTILE_ID}.html",
+    ]
+    for path in paths:
+        page = v.go(url(out, quote(path)))
+        if page.locator("figure.chart").count():
+            page.wait_for_function("() => document.querySelectorAll('figure.chart.live').length > 0", timeout=20000)
+    outside = [r for r in v.requests if not r.startswith("file://")]
+    assert outside == []
+    assert len(v.requests) >= len(paths)
+
+
+def test_no_request_leaves_the_local_server(visit, out):
+    from leaderboard.render.serve import make_server
+
+    server = make_server(out, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        host, port = server.server_address[:2]
+        base = f"http://{host}:{port}/"
+        v = visit()
+        page = v.go(base + RESNET + "#sort=cost")
+        page.wait_for_function("() => document.querySelectorAll('figure.chart.live').length > 0", timeout=20000)
+        v.go(base + "compare.html#board=mlperf-training-v1.1/resnet")
+        assert [r for r in v.requests if not r.startswith(base)] == []
+        assert v.errors == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_hostile_text_stays_text(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    row = page.locator(f'tr[data-entry="{HOSTILE_ID}"]')
+    assert row.locator("td").nth(2).locator("a").inner_text() == HOSTILE_SYSTEM.strip()
+    assert page.locator("tbody script").count() == 0
+    # The chart data holds the literal text, and its tooltip shows it as text.
+    page.wait_for_function(
+        "() => (window.leaderboardCharts || []).length === document.querySelectorAll('figure.chart').length",
+        timeout=20000,
+    )
+    systems = page.evaluate("""() => window.leaderboardCharts.flatMap(view =>
+        Object.keys(view.getState({data: () => true, signals: () => false, recurse: true}).data || {})
+          .flatMap(name => { try { return view.data(name) } catch (e) { return [] } })
+          .map(d => d.system).filter(Boolean))""")
+    assert HOSTILE_SYSTEM in systems
+    figure = page.locator('figure.chart[data-spec="spec-mlperf-training-v1.1--resnet--closed--chip-hours"]')
+    figure.scroll_into_view_if_needed()
+    bars = figure.locator(".mark-rect path")
+    shown = None
+    for index in range(bars.count()):
+        bars.nth(index).hover()
+        tooltip = page.locator("#vg-tooltip-element")
+        if tooltip.count() and "alert(1)" in tooltip.inner_text():
+            shown = tooltip
+            break
+    assert shown is not None, "no tooltip showed the hostile entry"
+    assert HOSTILE_SYSTEM.strip() in shown.inner_text()
+    assert shown.locator("script").count() == 0
+    # The entry page and the compare page show it literally too.
+    entry = v.go(url(out, quote(f"entries/{HOSTILE_ID}.html")))
+    assert HOSTILE_SYSTEM.strip() in entry.locator("h1").inner_text()
+    compare = v.go(url(out, "compare.html", f"board=mlperf-training-v1.1/resnet&entries={quote(HOSTILE_ID, safe='')}"))
+    compare.wait_for_selector("#compare-list li")
+    compare.locator("#compare-list input[type=checkbox]:not(:checked)").first.click()
+    compare.wait_for_selector("#compare-table:not([hidden])")
+    assert compare.locator("#compare-table").is_visible()
+    assert HOSTILE_SYSTEM.strip() in compare.locator("#compare-table thead").inner_text()
+    assert v.dialogs == [] and v.errors == []
+
+
+def test_compare_shows_two_to_four_results_side_by_side(visit, out):
+    v = visit()
+    page = v.go(url(out, "compare.html"))
+    page.select_option("#compare-board", "mlperf-training-v1.1/resnet")
+    page.wait_for_selector("#compare-list li")
+    boxes = page.locator("#compare-list input[type=checkbox]")
+    for index in range(4):
+        boxes.nth(index).check()
+    assert page.locator("#compare-table thead th").count() == 5
+    assert page.locator("#compare-list input[type=checkbox]:disabled").count() == boxes.count() - 4
+    assert "entries=" in page.url and "board=mlperf-training-v1.1%2Fresnet" in page.url
+    text = page.locator("#compare-table").inner_text()
+    for label in ("Division", "Chips", "Availability", "Cost (on-demand)", "Round"):
+        assert label in text
+    again = visit().go(page.url)
+    again.wait_for_selector("#compare-table:not([hidden])")
+    assert again.locator("#compare-table thead th").count() == 5
+
+
+def test_without_javascript_the_table_is_complete(visit, out):
+    v = visit(java_script_enabled=False)
+    page = v.go(url(out, RESNET))
+    assert not page.locator("#controls").is_visible()
+    assert page.locator(f'tr[data-entry="{HOSTILE_ID}"]').is_visible()
+    assert page.locator("figure.chart img.chart-static").first.is_visible()
+    rows = page.locator("tbody tr").count()
+    assert rows == len(page.eval_on_selector_all("tbody tr[data-entry]", "r => r"))

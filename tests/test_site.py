@@ -1,0 +1,813 @@
+"""The static site: every result on its leaderboard with the right rank and numbers, valid
+Vega-Lite charts with an SVG beside each, escaping, downloads, the feed, determinism and the
+all-or-nothing build. One site is built per session and shared (test_browser.py uses it too).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import shutil
+import threading
+import time
+import urllib.request
+import xml.etree.ElementTree as ET
+from functools import cache, lru_cache
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import quote
+
+import duckdb
+import pytest
+from conftest import ROOT, run_cli
+
+from leaderboard import store
+from leaderboard.normalize import TIERS, competition_ranks, slug
+from leaderboard.render import charts, downloads, model, site
+
+HOSTILE_SYSTEM = "<script>alert(1)</script> \"double\" 'single' & Ünïcødé — 🚀 </td>"
+HOSTILE_SUBMITTER = 'Ünïcødé & "Quoted" <Lab>'
+HOSTILE_SLUG = slug(HOSTILE_SUBMITTER)
+HOSTILE_ID = f"mlperf-training-v1.1/{HOSTILE_SLUG}/hostile-resnet"
+FORMULAS = {
+    "model_name": "=1+2",
+    "framework": "@SUM(A1)",
+    "host_processor": "+cmd|' /C calc'!A0",
+    "source_note": "-2+3",
+}
+HOSTILE_YAML = f"""schema_version: 1
+round: mlperf-training-v1.1
+benchmark: resnet
+division: closed
+availability: research
+submitter: {json.dumps(HOSTILE_SUBMITTER, ensure_ascii=False)}
+date: "2026-01-02"
+system:
+  name: {json.dumps(HOSTILE_SYSTEM, ensure_ascii=False)}
+  accelerator: a100-sxm4-80gb
+  count: 16
+  host_processor: {json.dumps(FORMULAS["host_processor"])}
+  framework: {json.dumps(FORMULAS["framework"])}
+model:
+  name: {json.dumps(FORMULAS["model_name"])}
+result:
+  minutes: 17.5
+  quality: 0.76
+  quality_target: 0.759
+source:
+  url: https://example.com/result?a=1&b=2
+  note: {json.dumps(FORMULAS["source_note"])}
+"""
+
+
+KNOWN_ID = "published/site-test-lab/known-run"
+KNOWN_YAML = """schema_version: 1
+round: published
+benchmark: vision
+division: open
+availability: available
+submitter: Site Test Lab
+date: "2019-06-01"
+system:
+  name: Sixteen Cloud TPU v3 devices
+  accelerator: tpu-v3
+  count: 16
+  unit: device
+model:
+  name: Known model
+result:
+  minutes: 600
+source:
+  citation: A run the site tests know by heart
+"""
+
+
+def add_known_submission(project: Path) -> None:
+    """16 Cloud TPU v3 devices = 64 chips; 64 chips x 600 minutes / 60 = 640 chip-hours."""
+    folder = project / "submissions" / "published" / "site-test-lab"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "known-run.yaml").write_text(KNOWN_YAML, encoding="utf-8")
+
+
+def add_hostile_submission(project: Path) -> None:
+    """A valid result whose names try markup, quotes, ampersands, Unicode and spreadsheet formulas."""
+    folder = project / "submissions" / "mlperf-training-v1.1" / HOSTILE_SLUG
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "hostile-resnet.yaml").write_text(HOSTILE_YAML, encoding="utf-8")
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def built_site(factory: pytest.TempPathFactory) -> Path:
+    """The shipped submissions plus the hostile one, built once per session (test_browser.py too)."""
+    if "project" not in _BUILT:
+        project = factory.mktemp("site-project")
+        shutil.copytree(ROOT / "catalog", project / "catalog")
+        shutil.copytree(ROOT / "submissions", project / "submissions")
+        add_hostile_submission(project)
+        add_known_submission(project)
+        done = run_cli("build", "-q", cwd=project)
+        assert done.code == 0, done.err
+        _BUILT["project"] = project
+    return _BUILT["project"]
+
+
+@pytest.fixture(scope="session")
+def project_built(tmp_path_factory) -> Path:
+    return built_site(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def out(project_built) -> Path:
+    return project_built / "site"
+
+
+@pytest.fixture(scope="session")
+def results(project_built) -> list[dict]:
+    names, rows = store.run_query(project_built / "leaderboard.duckdb", "SELECT * FROM results ORDER BY entry_id")
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+class Page(HTMLParser):
+    """The parts of a page the tests read: board rows (cells as text, attributes, division),
+    links, scripts, images, the title and the <html lang>."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.rows: dict[str, dict] = {}
+        self.links, self.scripts, self.images, self.stylesheets = [], [], [], []
+        self.title, self.lang, self.division = "", None, None
+        self._row, self._cell, self._in_title = None, None, False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang")
+        elif tag == "title":
+            self._in_title = True
+        elif tag == "section" and "data-division" in a:
+            self.division = a["data-division"]
+        elif tag == "tr" and "data-entry" in a:
+            self._row = {"attrs": a, "cells": [], "division": self.division}
+            self.rows[a["data-entry"]] = self._row
+        elif tag == "td" and self._row is not None:
+            self._cell = []
+        elif tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        elif tag == "script":
+            self.scripts.append(a)
+        elif tag == "img":
+            self.images.append(a)
+        elif tag == "link" and a.get("rel") == "stylesheet":
+            self.stylesheets.append(a["href"])
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self._in_title = False
+        elif tag == "td" and self._cell is not None and self._row is not None:
+            self._row["cells"].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr":
+            self._row = None
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@cache
+def page(path: Path) -> Page:
+    return Page(path.read_text(encoding="utf-8"))
+
+
+COLUMNS = [
+    "rank",
+    "submitter",
+    "system",
+    "accelerator",
+    "chips",
+    "minutes",
+    "chip_hours",
+    "cost",
+    "quality",
+    "availability",
+    "source",
+]
+
+
+def cells(row: dict) -> dict[str, str]:
+    return dict(zip(COLUMNS, row["cells"], strict=True))
+
+
+# ---- pure rules ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "points, frontier",
+    [
+        ([], []),
+        ([(1.0, 10.0)], [True]),
+        ([(1.0, 10.0), (2.0, 5.0), (3.0, 7.0)], [True, True, False]),  # slower and dearer: dominated
+        ([(1.0, 10.0), (1.0, 8.0)], [False, True]),  # as fast and cheaper wins
+        ([(1.0, 5.0), (2.0, 5.0)], [True, False]),  # as cheap and faster wins
+        ([(3.0, 1.0), (2.0, 2.0), (1.0, 3.0)], [True, True, True]),
+    ],
+)
+def test_pareto_frontier(points, frontier):
+    assert model.pareto_frontier(points) == frontier
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("=1+2", "'=1+2"),
+        ("+1", "'+1"),
+        ("-x", "'-x"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("plain", "plain"),
+        ("a=b", "a=b"),
+        (-2.5, -2.5),
+        (3, 3),
+        (None, None),
+        ("", ""),
+    ],
+)
+def test_neutralize(value, expected):
+    assert downloads.neutralize(value) == expected
+
+
+@pytest.mark.parametrize(
+    "name, family",
+    [
+        ("GPT-3 175B", "GPT-3"),
+        ("BERT-Large", "BERT"),
+        ("StyleGAN at 1024x1024", "StyleGAN"),
+        ("Llama 3.1-405B", "Llama"),
+        ("ALBERT", None),
+        ("Some model", None),
+        (None, None),
+    ],
+)
+def test_famous_models_are_labelled(name, family):
+    assert model.famous(name) == family
+
+
+@pytest.mark.parametrize(
+    "value, number, usd",
+    [
+        (0.347, "0.347", "$0.35"),
+        (4320.0, "4,320", "$4,320"),
+        (1196.638, "1,196.638", "$1,197"),
+        (None, "", ""),
+        (99.994, "99.994", "$99.99"),
+    ],
+)
+def test_number_formats(value, number, usd):
+    assert site.number(value) == number
+    assert site.usd(value) == usd
+
+
+def test_script_json_cannot_close_the_script_element():
+    text = site.script_json({"name": "</script><script>alert(1)</script>&\u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"name": "</script><script>alert(1)</script>&\u2028"}
+
+
+# ---- pages --------------------------------------------------------------------------------
+
+
+def board_path(out: Path, row: dict) -> Path:
+    return out / "boards" / row["round"] / f"{row['benchmark']}.html"
+
+
+def expected_ranks(results: list[dict]) -> dict[str, int | None]:
+    """Ranks as the site must show them: MLPerf by the database's rank (minutes), published
+    runs by chip-hours, each within round x benchmark x division."""
+    ranks = {}
+    groups: dict[tuple, list[dict]] = {}
+    for row in results:
+        groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
+    for rows in groups.values():
+        if rows[0]["round_kind"] == "published":
+            for row, rank in zip(rows, competition_ranks([r["chip_hours"] for r in rows]), strict=True):
+                ranks[row["entry_id"]] = rank
+        else:
+            ranks.update({r["entry_id"]: r["rank"] for r in rows})
+    return ranks
+
+
+def test_every_result_is_on_its_leaderboard_with_its_rank_and_numbers(out, results):
+    ranks = expected_ranks(results)
+    assert len(results) >= 18
+    for row in results:
+        board = page(board_path(out, row))
+        assert row["entry_id"] in board.rows, row["entry_id"]
+        shown = board.rows[row["entry_id"]]
+        got = cells(shown)
+        assert shown["division"] == row["division"]
+        assert got["rank"] == str(ranks[row["entry_id"]])
+        assert got["submitter"] == " ".join(row["submitter"].split())
+        assert got["system"].startswith(" ".join(row["system"].split()))
+        assert got["chips"] == site.number(row["chips"])
+        assert got["minutes"] == site.number(row["minutes"])
+        assert got["chip_hours"] == site.number(row["chip_hours"], 1)
+        assert got["cost"] == (site.usd(row["cost_usd"]) if row["cost_usd"] is not None else "n/a")
+        assert got["availability"] == row["availability"]
+        assert float(shown["attrs"]["data-minutes"]) == row["minutes"]
+        # A board holds one round only: MLPerf and published runs are never ranked together.
+        assert all(entry.startswith(row["round"] + "/") for entry in board.rows)
+
+
+def test_numbers_written_out(out):
+    """The hostile entry's numbers, worked by hand: 16 chips x 17.5 minutes / 60 = 4.667 chip-hours."""
+    row = cells(page(out / "boards" / "mlperf-training-v1.1" / "resnet.html").rows[HOSTILE_ID])
+    assert (row["chips"], row["minutes"], row["chip_hours"]) == ("16", "17.500", "4.7")
+    assert row["quality"] == "0.76 (target 0.759)"
+    assert row["availability"] == "research"
+
+
+def test_ranks_within_each_division_are_one_based_and_ordered(out, results):
+    for path in sorted((out / "boards").rglob("*.html")):
+        board = page(path)
+        by_division: dict[str, list[int]] = {}
+        for row in board.rows.values():
+            rank = cells(row)["rank"]
+            if rank != "—":
+                by_division.setdefault(row["division"], []).append(int(rank))
+        for ranks in by_division.values():
+            assert ranks[0] == 1 and ranks == sorted(ranks), path
+
+
+def test_published_boards_rank_by_chip_hours(out):
+    text = (out / "boards" / "published" / "language.html").read_text(encoding="utf-8")
+    assert 'data-default-sort="chip_hours"' in text
+    hours = [
+        float(r["attrs"]["data-chip_hours"]) for r in page(out / "boards" / "published" / "language.html").rows.values()
+    ]
+    assert hours == sorted(hours)
+
+
+def test_every_page_has_lang_title_viewport_and_the_downloads(out):
+    pages = sorted(out.rglob("*.html"))
+    assert len(pages) > 30
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        parsed = page(path)
+        assert parsed.lang == "en", path
+        assert parsed.title.strip().endswith("Training results leaderboard"), path
+        assert 'name="viewport"' in text
+        depth = "../" * len(path.relative_to(out).parent.parts)
+        for name in ("results.csv", "results.parquet", "results.json", "leaderboard.duckdb"):
+            assert f"{depth}data/{name}" in parsed.links, (path, name)
+        # The product is not named after the trademark.
+        assert "MLPerf leaderboard" not in text
+
+
+def test_pages_load_nothing_from_outside_the_site(out):
+    for path in sorted(out.rglob("*.html")):
+        parsed = page(path)
+        local = [s["src"] for s in parsed.scripts if "src" in s] + [i["src"] for i in parsed.images]
+        local += parsed.stylesheets
+        for reference in local:
+            assert "//" not in reference and ":" not in reference, (path, reference)
+            assert (path.parent / reference).resolve().is_file(), (path, reference)
+    assert (
+        "@import" not in (out / "static" / "site.css").read_text()
+        and "url(" not in (out / "static" / "site.css").read_text()
+    )
+    assert "fonts.googleapis" not in "".join(p.read_text(encoding="utf-8") for p in out.rglob("*.html"))
+
+
+def test_the_javascript_bundle_ships_once(out):
+    bundles = [p for p in out.rglob("*.js") if p.stat().st_size > 100_000]
+    assert [p.relative_to(out).as_posix() for p in bundles] == ["static/vega.js"]
+    text = (out / "static" / "vega.js").read_text(encoding="utf-8")
+    assert "vegaEmbed" in text
+
+
+def test_entry_page_shows_every_column_and_the_normalization(out, project_built, results):
+    path = out / f"entries/{KNOWN_ID}.html"
+    text = path.read_text(encoding="utf-8")
+    names, _ = store.run_query(project_built / "leaderboard.duckdb", "SELECT * FROM results LIMIT 0")
+    for name in names:  # columns added to `results` later appear without template changes
+        assert f"<code>{name}</code>" in text, name
+    assert "16 devices × 4 chips per device (TPU v3) = <strong>64 chips</strong>" in text
+    assert "64 chips × 600 minutes / 60 = <strong>640 chip-hours</strong>" in text
+    costs = {
+        c[0]: c
+        for c in store.run_query(
+            project_built / "leaderboard.duckdb",
+            f"SELECT tier, provider, usd_per_chip_hour, cost_usd, price_date FROM costs WHERE entry_id = '{KNOWN_ID}'",
+        )[1]
+    }
+    for tier in TIERS:
+        assert f'<tr data-tier="{tier}">' in text
+        _, provider, per_hour, cost, date = costs[tier]
+        if cost is None:
+            continue
+        assert site.usd(cost) in text and date in text and provider in text
+        if per_hour is not None:
+            assert f"640 chip-hours × ${per_hour:.4g}" in text
+    assert "A run the site tests know by heart" in text
+    assert 'href="../../../data/submissions/published/site-test-lab/known-run.yaml"' in text
+    assert (out / "data" / "submissions" / "published" / "site-test-lab" / "known-run.yaml").read_text() == KNOWN_YAML
+
+
+def test_device_counts_are_worked_out(out, results):
+    devices = [r for r in results if r["unit"] == "device"]
+    for row in devices:
+        text = (out / f"entries/{row['entry_id']}.html").read_text(encoding="utf-8")
+        assert "chips per device" in text and f"<strong>{site.number(row['chips'])} chips</strong>" in text
+
+
+def test_unverified_results_say_so(out, results):
+    for row in results:
+        text = (out / f"entries/{row['entry_id']}.html").read_text(encoding="utf-8")
+        assert (model.NOT_VERIFIED in text) is (not row["verified"]), row["entry_id"]
+    hostile = page(out / "boards" / "mlperf-training-v1.1" / "resnet.html").rows[HOSTILE_ID]
+    assert model.NOT_VERIFIED in cells(hostile)["system"]
+
+
+def test_home_page_states_how_numbers_are_derived_and_shows_the_fastest(out):
+    text = (out / "index.html").read_text(encoding="utf-8")
+    assert "not official MLPerf metrics" in text
+    assert "Chip-hours = chips × minutes / 60" in text
+    assert "Fastest per benchmark and division: MLPerf Training v1.1" in text
+    assert "Fewest chip-hours per benchmark and division: Published training runs" in text
+    assert "dgxa100_n540_ngc21.09_mxnet" in text  # the ResNet record
+
+
+def test_accelerator_and_submitter_pages_list_their_results(out, results):
+    for row in results:
+        accelerator = (out / model.accelerator_path(row["accelerator"])).read_text(encoding="utf-8")
+        submitter = (out / model.submitter_path(row["submitter"])).read_text(encoding="utf-8")
+        link = quote(row["path"] if "path" in row else model.entry_path(row["entry_id"]))
+        assert link in accelerator and link in submitter, row["entry_id"]
+
+
+def test_compare_page_lists_every_board_and_its_data(out, results):
+    text = (out / "compare.html").read_text(encoding="utf-8")
+    boards = {(r["round"], r["benchmark"]) for r in results}
+    for round_id, benchmark in boards:
+        assert f'<option value="{round_id}/{benchmark}">' in text
+        script = (out / "data" / "boards" / round_id / f"{benchmark}.js").read_text(encoding="utf-8")
+        payload = json.loads(script.split("] = ", 1)[1].rstrip(";\n"))
+        assert {r["entry_id"] for r in payload["rows"]} == {
+            r["entry_id"] for r in results if (r["round"], r["benchmark"]) == (round_id, benchmark)
+        }
+        assert "<" not in script
+
+
+# ---- charts -------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def vega_lite_validator():
+    import altair
+    import jsonschema
+
+    schema_path = Path(altair.__file__).parent / "vegalite" / "v6" / "schema" / "vega-lite-schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def chart_specs(out: Path) -> dict[str, dict]:
+    return {
+        p.name.removesuffix(".vl.json"): json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((out / "charts").glob("*.vl.json"))
+    }
+
+
+def test_chart_specs_are_valid_vega_lite(out):
+    specs = chart_specs(out)
+    assert len(specs) >= 10
+    validator = vega_lite_validator()
+    for name, spec in specs.items():
+        errors = [e.message for e in validator.iter_errors(spec)]
+        assert not errors, (name, errors[:3])
+        assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
+
+
+def test_every_chart_has_an_svg_and_is_embedded_as_written(out):
+    specs = chart_specs(out)
+    for name in specs:
+        svg = (out / "charts" / f"{name}.svg").read_text(encoding="utf-8")
+        assert svg.startswith("<svg") and "</svg>" in svg
+    embedded = 0
+    for path in sorted(out.rglob("*.html")):
+        text = path.read_text(encoding="utf-8")
+        for name, body in re.findall(r'<script type="application/json" id="spec-([^"]+)">(.*?)</script>', text):
+            assert json.loads(body) == specs[name]
+            assert f'src="{"../" * len(path.relative_to(out).parent.parts)}charts/{name}.svg"' in text
+            embedded += 1
+    assert embedded == len(specs)
+
+
+def chart_values(spec: dict) -> list[dict]:
+    layers = spec.get("layer", [spec])
+    values = [v for layer in layers for v in layer.get("data", {}).get("values", [])]
+    for dataset in spec.get("datasets", {}).values():
+        values += dataset
+    return values
+
+
+def test_charts_never_mix_rounds_or_divisions_and_have_tooltips(out, results):
+    by_id = {r["entry_id"]: r for r in results}
+    kinds = set()
+    for name, spec in chart_specs(out).items():
+        entries = [by_id[v["entry_id"]] for v in chart_values(spec) if "entry_id" in v and v["entry_id"] in by_id]
+        assert entries, name
+        assert len({(e["round"]) for e in entries}) == 1, name
+        if "--closed--" in name or "--open--" in name:
+            assert len({e["division"] for e in entries}) == 1, name
+        tooltips = [
+            t["field"] for layer in spec.get("layer", [spec]) for t in layer.get("encoding", {}).get("tooltip", [])
+        ]
+        for field in ("submitter", "system", "chips", "minutes", "chip_hours"):
+            assert field in tooltips, (name, field)
+        assert any(field.startswith(("cost", "our_cost")) for field in tooltips), name
+        kinds.add(name.rsplit("--", 1)[1])
+    assert {"scaling", "cost", "chip-hours", "chip_hours-over-time", "cost-over-time"} <= kinds
+
+
+def test_cost_charts_mark_the_pareto_frontier(out, results):
+    """On the frontier exactly when no other result is at least as fast and as cheap, and better in one."""
+    priced = {r["entry_id"] for r in results if r["cost_usd"]}
+    for name, spec in chart_specs(out).items():
+        if not name.endswith("--cost"):
+            continue
+        points = [v for v in chart_values(spec) if "frontier" in v]
+        assert {p["entry_id"] for p in points} <= priced
+        for p in points:
+            dominated = any(
+                (q["minutes"] <= p["minutes"] and q["cost"] < p["cost"])
+                or (q["minutes"] < p["minutes"] and q["cost"] <= p["cost"])
+                for q in points
+            )
+            assert (p["frontier"] == "dominated") is dominated, (name, p["entry_id"])
+
+
+def test_svg_rendering_is_stable_within_a_process(out):
+    spec = chart_specs(out)["mlperf-training-v1.1--resnet--closed--scaling"]
+    import vl_convert
+
+    first = charts._stable_ids(vl_convert.vegalite_to_svg(charts.static_spec(spec), vl_version=charts.VL_VERSION))
+    second = charts._stable_ids(vl_convert.vegalite_to_svg(charts.static_spec(spec), vl_version=charts.VL_VERSION))
+    assert first == second == (out / "charts" / "mlperf-training-v1.1--resnet--closed--scaling.svg").read_text()
+
+
+def test_epoch_comparison_chart_follows_its_table(out, project_built, tmp_path):
+    db = project_built / "leaderboard.duckdb"
+    tables = {t for (t,) in store.run_query(db, "SELECT table_name FROM information_schema.tables")[1]}
+    has_rows = (
+        "epoch_cost_comparison" in tables
+        and store.run_query(db, "SELECT count(*) FROM epoch_cost_comparison")[1][0][0] > 0
+    )
+    assert (out / "charts" / "published--epoch-cost.vl.json").exists() is has_rows
+    # With the table (one row) the chart appears; without it the page renders without it.
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(db, copy)
+    with duckdb.connect(str(copy)) as connection:
+        connection.execute("DROP TABLE IF EXISTS epoch_cost_comparison")
+        connection.execute(
+            "CREATE TABLE epoch_cost_comparison (entry_id TEXT, model_name TEXT, tier TEXT, "
+            "our_cost_usd DOUBLE, our_cost_usd_2023 DOUBLE, epoch_cost_usd_2023 DOUBLE, ratio DOUBLE)"
+        )
+        connection.execute(
+            "INSERT INTO epoch_cost_comparison VALUES ('published/openai/gpt-2', "
+            "'GPT-2 <b>&', 'on-demand', 43008, 50000, 40000, 1.25)"
+        )
+    with_table = tmp_path / "with"
+    site.render_site(copy, with_table, None)
+    spec = json.loads((with_table / "charts" / "published--epoch-cost.vl.json").read_text())
+    assert not list(vega_lite_validator().iter_errors(spec))
+    assert "published--epoch-cost" in (with_table / "rounds" / "published.html").read_text()
+    with duckdb.connect(str(copy)) as connection:
+        connection.execute("DROP TABLE epoch_cost_comparison")
+    without = tmp_path / "without"
+    site.render_site(copy, without, None)
+    assert not (without / "charts" / "published--epoch-cost.vl.json").exists()
+
+
+# ---- escaping and downloads ---------------------------------------------------------------
+
+
+def test_hostile_text_is_escaped_everywhere(out):
+    entry = out / f"entries/{HOSTILE_ID}.html"
+    assert entry.is_file()
+    for path in list(out.rglob("*.html")) + list(out.rglob("*.xml")) + list((out / "data" / "boards").rglob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        assert "<script>alert" not in text, path
+        assert "<Lab>" not in text and '</td>"' not in text, path
+    text = entry.read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "&amp; Ünïcødé — 🚀" in text
+    # Chart data carries the literal text (Vega renders it as text), inside JSON that cannot
+    # close its <script> element.
+    board = (out / "boards" / "mlperf-training-v1.1" / "resnet.html").read_text(encoding="utf-8")
+    body = re.search(r'id="spec-mlperf-training-v1.1--resnet--closed--scaling">(.*?)</script>', board).group(1)
+    assert "<" not in body
+    assert HOSTILE_SYSTEM in [v.get("system") for v in chart_values(json.loads(body))]
+
+
+def test_feed_is_valid_atom_with_new_entries_and_records(out, results):
+    tree = ET.parse(out / "feed.xml")
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = tree.getroot().findall("a:entry", ns)
+    titles = [e.find("a:title", ns).text for e in entries]
+    assert len(entries) == site.FEED_ITEMS <= len(results)  # the newest only: the feed stays small
+    assert any(t.startswith("New record: ") for t in titles)
+    assert any(HOSTILE_SYSTEM in t for t in titles)  # escaped in the file, literal once parsed
+    newest = max(r["date"] for r in results)
+    assert tree.getroot().find("a:updated", ns).text == f"{newest}T00:00:00Z"
+
+
+def test_csv_neutralizes_formulas_and_keeps_numbers(out, results):
+    with (out / "data" / "results.csv").open(encoding="utf-8", newline="") as handle:
+        rows = {r["entry_id"]: r for r in csv.DictReader(handle)}
+    assert len(rows) == len(results)
+    hostile = rows[HOSTILE_ID]
+    for column, formula in FORMULAS.items():
+        assert hostile[column] == "'" + formula
+    assert hostile["system"] == HOSTILE_SYSTEM
+    assert float(hostile["minutes"]) == 17.5
+    for row in rows.values():
+        for value in row.values():
+            assert not value.startswith(("=", "+", "@")) and not re.match(r"-[^0-9]", value)
+
+
+def test_json_parquet_and_duckdb_downloads_hold_every_result(out, results):
+    import pyarrow.parquet as pq
+
+    data = json.loads((out / "data" / "results.json").read_text(encoding="utf-8"))
+    assert {r["entry_id"] for r in data} == {r["entry_id"] for r in results}
+    table = pq.read_table(out / "data" / "results.parquet")
+    assert table.num_rows == len(results) and "chip_hours" in table.column_names
+    with duckdb.connect(str(out / "data" / "leaderboard.duckdb"), read_only=True) as connection:
+        assert connection.execute("SELECT count(*) FROM results").fetchone()[0] == len(results)
+    with (out / "data" / "costs.csv").open(encoding="utf-8") as handle:
+        assert sum(1 for _ in handle) == len(results) * len(TIERS) + 1
+
+
+def test_pages_stay_small(out):
+    for path in out.rglob("*.html"):
+        assert path.stat().st_size < 2_000_000, path
+
+
+# ---- whole builds -------------------------------------------------------------------------
+
+
+def tree_digest(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.relative_to(folder).as_posix() not in skip
+    }
+
+
+def duckdb_content(path: Path) -> list:
+    with duckdb.connect(str(path), read_only=True) as connection:
+        tables = [
+            t
+            for (t,) in connection.execute(
+                "SELECT table_name FROM information_schema.tables ORDER BY table_name"
+            ).fetchall()
+        ]
+        return [(t, connection.execute(f'SELECT * FROM "{t}" ORDER BY ALL').fetchall()) for t in tables]
+
+
+def test_a_rebuild_from_the_same_input_is_byte_identical(empty_project):
+    add_known_submission(empty_project)
+    add_hostile_submission(empty_project)
+    assert run_cli("build", "-q", cwd=empty_project).code == 0
+    before = tree_digest(empty_project / "site")
+    assert run_cli("build", "-q", cwd=empty_project).code == 0
+    assert tree_digest(empty_project / "site") == before  # the DuckDB file too: its bytes are kept
+
+
+def test_builds_are_deterministic(out, tmp_path):
+    """Same input, byte-identical site, also built elsewhere from scratch. DuckDB writes random
+    identifiers into a new file, so that one file is compared by content there."""
+    again = tmp_path / "again"
+    shutil.copytree(out.parent / "catalog", again / "catalog")
+    shutil.copytree(out.parent / "submissions", again / "submissions")
+    done = run_cli("build", "-q", cwd=again)
+    assert done.code == 0, done.err
+    database = "data/leaderboard.duckdb"
+    assert tree_digest(out, skip=(database,)) == tree_digest(again / "site", skip=(database,))
+    assert duckdb_content(out / database) == duckdb_content(again / "site" / database)
+
+
+def test_a_failed_build_leaves_the_previous_site(empty_project, monkeypatch):
+    project = empty_project
+    add_known_submission(project)
+    add_hostile_submission(project)
+    assert run_cli("build", "-q", cwd=project).code == 0
+    before = tree_digest(project / "site")
+    # An invalid submission: nothing is built.
+    bad = project / "submissions" / "mlperf-training-v1.1" / HOSTILE_SLUG / "broken.yaml"
+    bad.write_text("schema_version: 1\nround: nope\n", encoding="utf-8")
+    done = run_cli("build", "-q", cwd=project)
+    assert done.code == 1 and "nothing was built" in done.err
+    assert tree_digest(project / "site") == before
+    bad.unlink()
+    # A failure halfway through rendering: the previous site stays, no staging folder is left.
+    calls = []
+
+    def fail_after_some_pages(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("disk full")
+        return original(*args, **kwargs)
+
+    original = site._entry_page
+    monkeypatch.setattr(site, "_entry_page", fail_after_some_pages)
+    with pytest.raises(RuntimeError):
+        site.render_site(project / "leaderboard.duckdb", project / "site", None, project=project)
+    assert tree_digest(project / "site") == before
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []
+
+
+def test_build_of_the_empty_project(empty_project):
+    done = run_cli("build", "-q", cwd=empty_project)
+    assert done.code == 0, done.err
+    index = (empty_project / "site" / "index.html").read_text(encoding="utf-8")
+    assert "Training results leaderboard" in index
+
+
+def test_serve_serves_the_site_on_localhost(out):
+    from leaderboard.render.serve import make_server
+
+    server = make_server(out, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        assert host == "127.0.0.1"
+        with urllib.request.urlopen(f"http://{host}:{port}/index.html", timeout=10) as response:
+            assert response.status == 200 and b"Training results leaderboard" in response.read()
+        with urllib.request.urlopen(f"http://{host}:{port}/static/site.js", timeout=10) as response:
+            assert response.headers["Content-Type"].startswith("text/javascript")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_without_a_site_is_a_one_line_error(empty_project):
+    done = run_cli("serve", "--port", "0", "--dir", "nowhere", cwd=empty_project)
+    assert done.code == 1 and done.err.startswith("error: no site at nowhere")
+
+
+def test_five_hundred_results_build_quickly_with_small_pages(empty_project):
+    """The scale the importers bring: ~500 results; the build stays within seconds, pages small."""
+    for i in range(300):
+        folder = empty_project / "submissions" / "mlperf-training-v1.1" / f"vendor-{i % 25}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"system-{i}.yaml").write_text(
+            HOSTILE_YAML.replace(json.dumps(HOSTILE_SUBMITTER, ensure_ascii=False), f"Vendor {i % 25}")
+            .replace(json.dumps(HOSTILE_SYSTEM, ensure_ascii=False), f"System {i}")
+            .replace("count: 16", f"count: {8 * (1 + i % 64)}")
+            .replace("minutes: 17.5", f"minutes: {5 + (i * 7919 % 1000) / 10}")
+            .replace("division: closed", f"division: {'closed' if i % 3 else 'open'}"),
+            encoding="utf-8",
+        )
+    for i in range(200):
+        folder = empty_project / "submissions" / "published" / f"lab-{i % 40}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"model-{i}.yaml").write_text(
+            f"schema_version: 1\nround: published\nbenchmark: {'language' if i % 2 else 'vision'}\ndivision: open\n"
+            f'availability: available\nsubmitter: Lab {i % 40}\ndate: "20{18 + i % 5}-0{1 + i % 9}-01"\n'
+            f"system:\n  name: Cluster {i}\n  accelerator: {'v100' if i % 3 else 'tpu-v3'}\n  count: {4 + i}\n"
+            f"model:\n  name: Model {i}{' GPT-3' if i % 50 == 0 else ''}\n"
+            f"result:\n  minutes: {100 + i * 13}\nsource:\n  url: https://example.org/{i}\n",
+            encoding="utf-8",
+        )
+    started = time.monotonic()
+    done = run_cli("build", "-q", cwd=empty_project)
+    elapsed = time.monotonic() - started
+    assert done.code == 0, done.err + done.out
+    assert "500 results" in done.out
+    assert elapsed < 90, f"build of 500 results took {elapsed:.1f} s"
+    largest = max((p.stat().st_size, p.name) for p in (empty_project / "site").rglob("*.html"))
+    assert largest[0] < 2_000_000, largest
+
+
+def test_site_from_a_postgresql_database(postgres_url, empty_project):
+    """A server database renders the same site; its data ships as a DuckDB file written from it."""
+    add_known_submission(empty_project)
+    add_hostile_submission(empty_project)
+    done = run_cli("build", "-q", "--db", postgres_url, cwd=empty_project)
+    assert done.code == 0, done.err
+    out = empty_project / "site"
+    row = cells(page(out / "boards" / "mlperf-training-v1.1" / "resnet.html").rows[HOSTILE_ID])
+    assert (row["chips"], row["minutes"], row["chip_hours"]) == ("16", "17.500", "4.7")
+    with duckdb.connect(str(out / "data" / "leaderboard.duckdb"), read_only=True) as connection:
+        assert connection.execute("SELECT count(*) FROM results").fetchone()[0] == 2
+        assert connection.execute("SELECT count(*) FROM costs").fetchone()[0] == 2 * len(TIERS)
