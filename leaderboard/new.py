@@ -16,23 +16,6 @@ from leaderboard.normalize import slug
 from leaderboard.problems import Problem, did_you_mean
 from leaderboard.validate import check_submission
 
-FIELDS = (
-    "round",
-    "benchmark",
-    "division",
-    "availability",
-    "submitter",
-    "date",
-    "system",
-    "accelerator",
-    "count",
-    "unit",
-    "minutes",
-    "quality",
-    "quality_target",
-    "source_url",
-)
-
 
 @dataclass
 class Answers:

@@ -6,7 +6,8 @@ import json
 import pytest
 import sqlalchemy as sa
 from conftest import run_cli
-from test_validate import MLPERF, PUBLISHED, place
+from test_store import place_acme_results
+from test_validate import MLPERF, place
 
 from leaderboard import store
 
@@ -20,17 +21,7 @@ def database(request, tmp_path):
 
 @pytest.fixture
 def loaded(empty_project, database):
-    for imported in (empty_project / "catalog").glob("prices-*.yaml"):
-        imported.unlink()  # the numbers below use the hand-entered prices only
-    place(empty_project, MLPERF, name="acme-64.yaml")
-    place(
-        empty_project,
-        MLPERF.replace("acme-64", "acme-4320")
-        .replace("count: 64", "count: 4320")
-        .replace("minutes: 4.5", "minutes: 0.347"),
-        name="acme-4320.yaml",
-    )
-    place(empty_project, PUBLISHED, round_="published")
+    place_acme_results(empty_project)
     result = run_cli("build", "-q", "--db", database, "--out", empty_project / "site", cwd=empty_project)
     assert result.code == 0, result.out + result.err
     return empty_project, database

@@ -13,27 +13,33 @@ import leaderboard
 from leaderboard.store import metadata
 
 
+def place_acme_results(project, open_division: bool = False) -> None:
+    """Two closed ResNet results (64 and 4,320 A100s), optionally an open one, and a published
+    run, costed with the hand-entered prices only (the numbers below are worked out from them)."""
+    for imported in (project / "catalog").glob("prices-*.yaml"):
+        imported.unlink()
+    place(project, MLPERF, name="acme-64.yaml")
+    place(project, entry_variant("acme-4320", 4320, 0.347), name="acme-4320.yaml")
+    if open_division:
+        place(
+            project,
+            entry_variant("acme-8", 8, 29.147).replace("division: closed", "division: open"),
+            name="acme-8.yaml",
+        )
+    place(project, PUBLISHED, round_="published")
+
+
+def entry_variant(system: str, count: int, minutes: float) -> str:
+    return (
+        MLPERF.replace("acme-64", system)
+        .replace("count: 64", f"count: {count}")
+        .replace("minutes: 4.5", f"minutes: {minutes}")
+    )
+
+
 @pytest.fixture
 def built(empty_project):
-    for imported in (empty_project / "catalog").glob("prices-*.yaml"):
-        imported.unlink()  # the numbers below use the hand-entered prices only
-    place(empty_project, MLPERF, name="acme-64.yaml")
-    place(
-        empty_project,
-        MLPERF.replace("acme-64", "acme-4320")
-        .replace("count: 64", "count: 4320")
-        .replace("minutes: 4.5", "minutes: 0.347"),
-        name="acme-4320.yaml",
-    )
-    place(
-        empty_project,
-        MLPERF.replace("acme-64", "acme-8")
-        .replace("count: 64", "count: 8")
-        .replace("minutes: 4.5", "minutes: 29.147")
-        .replace("division: closed", "division: open"),
-        name="acme-8.yaml",
-    )
-    place(empty_project, PUBLISHED, round_="published")
+    place_acme_results(empty_project, open_division=True)
     result = run_cli("build", "--quiet", cwd=empty_project)
     assert result.code == 0, result.out + result.err
     return empty_project
