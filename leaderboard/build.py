@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard import store
+from leaderboard.cache import folder_beside
 from leaderboard.problems import Problem
 from leaderboard.validate import ValidationResult, validate_paths
 
@@ -96,7 +97,9 @@ def build(
 def _build(submissions, catalog, db, out, progress) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
-    validation = validate_paths([submissions], catalog, progress=tick)
+    beside = out if out is not None else None if store.is_url(db) else Path(db)
+    cache_file = folder_beside(beside) / "validation.json" if beside is not None else None
+    validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file)
     outcome = BuildResult(validation, problems=list(validation.problems))
     if validation.problems:
         return outcome

@@ -206,6 +206,11 @@ def engine_for(db: str | Path) -> sa.Engine:
 def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> tuple[list[dict], list[dict]]:
     """Normalize valid entries into `results` and `costs` rows (pure apart from path display)."""
     rows, cost_rows = [], []
+    # Each accelerator's prices, found once rather than searched for in every entry.
+    prices_of: dict[str, list] = {}
+    for price in catalog.prices:
+        prices_of.setdefault(price.accelerator, []).append(price)
+    base = base.resolve() if base is not None else None
     for entry in entries:
         data = entry.data
         system, result, source = data["system"], data["result"], data["source"]
@@ -215,10 +220,10 @@ def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = 
         unit = system.get("unit", "chip")
         n_chips = chips(system["count"], unit, accelerator)
         hours = chip_hours(n_chips, result["minutes"])
-        entry_costs = costs(catalog.prices, accelerator, n_chips, hours, data["date"])
+        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"])
         default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
         for cost in entry_costs:
-            cost_rows.append({"entry_id": entry.entry_id, **asdict(cost)})
+            cost_rows.append({"entry_id": entry.entry_id, **vars(cost)})  # its fields, as asdict() but flat and fast
         rows.append(
             {
                 "entry_id": entry.entry_id,
@@ -342,7 +347,7 @@ def _display(file: str, base: Path | None) -> str:
     path = Path(file)
     if base is not None:
         try:
-            return path.resolve().relative_to(base.resolve()).as_posix()
+            return path.resolve().relative_to(base).as_posix()  # base is resolved by the caller
         except ValueError:
             pass
     return path.as_posix()

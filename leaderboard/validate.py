@@ -8,14 +8,16 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
 from leaderboard import schemas
+from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
-from leaderboard.files import SUFFIXES, Document, load
+from leaderboard.files import MAX_BYTES, SUFFIXES, Document, load
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean
 
@@ -30,7 +32,7 @@ class Entry:
     entry_id: str
     file: str
     data: dict
-    doc: Document
+    doc: Document | None  # None when taken from the validation cache (parsed again on demand)
 
 
 @dataclass
@@ -94,10 +96,13 @@ def validate_paths(
     catalog_dir: Path,
     today: dt.date | None = None,
     progress: Callable[[int], None] | None = None,
+    cache_file: Path | None = None,
 ) -> ValidationResult:
-    """Validate catalog files and submission files under `paths` against the catalog in `catalog_dir`."""
+    """Validate catalog files and submission files under `paths` against the catalog in `catalog_dir`;
+    with `cache_file`, valid files seen before (same path, same bytes, same catalog) are reused."""
     result = ValidationResult()
     catalog = load_catalog(catalog_dir)
+    cache = ValidationCache(cache_file, _catalog_digest(catalog)) if cache_file is not None else None
     result.catalog = catalog
     result.problems += catalog.problems
     catalog_files = {os.path.abspath(p) for p in catalog.files}
@@ -118,7 +123,19 @@ def validate_paths(
             doc = load(path)
             result.problems += doc.problems or schemas.check(doc, catalog_name(path))
             continue
-        entry, problems = check_submission(path, catalog, today)
+        content = _small_file_bytes(path) if cache is not None else None
+        key = ValidationCache.key(f"{absolute}\0{path}", content) if content is not None else None
+        cached = cache.get(key) if key is not None else None
+        if cached is not None:
+            entry, problems = Entry(cached[0], str(path), cached[1], None), []
+        else:
+            entry, problems = check_submission(path, catalog, today)
+            if entry is not None:
+                # A valid file's node tree is only needed for a duplicate's line: parsed again
+                # then (_doc), not held for every file (gigabytes at 100,000 files).
+                entry.doc = None
+                if key is not None:
+                    cache.put(key, entry.entry_id, entry.data)
         result.problems += problems
         if entry is None:
             continue
@@ -127,12 +144,12 @@ def validate_paths(
             first = seen[key]
             what = "same round, submitter, system, benchmark and division"
             result.problems.append(
-                entry.doc.problem(
+                _doc(entry).problem(
                     (), f"duplicate entry: {what} as {first.file}", "merge the two files or correct one of them"
                 )
             )
             result.problems.append(
-                first.doc.problem(
+                _doc(first).problem(
                     (), f"duplicate entry: {what} as {entry.file}", "merge the two files or correct one of them"
                 )
             )
@@ -142,7 +159,39 @@ def validate_paths(
     duplicated = {p.file for p in result.problems if p.message.startswith("duplicate entry")}
     result.entries = [e for e in result.entries if e.file not in duplicated]
     result.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.json_path, p.message))
+    if cache is not None:
+        cache.save()
     return result
+
+
+def _catalog_digest(catalog: Catalog) -> str:
+    parts = []
+    for name in sorted(str(p) for p in catalog.files):
+        try:
+            parts.append(name + "\0" + digest(Path(name).read_bytes()))
+        except OSError:
+            parts.append(name + "\0missing")
+    return digest("\n".join(parts))
+
+
+def _small_file_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes when it is small enough to be a submission; None sends it down
+    the full path (files.load), which reports anything odd about it."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+
+
+def _doc(entry: Entry) -> Document:
+    """The parsed file of an entry (a cached entry parses it again only when a problem needs a line)."""
+    if entry.doc is None:
+        entry.doc = load(Path(entry.file))
+    return entry.doc
 
 
 def _identity(data: dict) -> tuple:

@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from test_site import HOSTILE_ID, HOSTILE_SYSTEM, built_site
+from test_site import HOSTILE_ID, HOSTILE_SYSTEM, PAGE_ROWS, built_site, paged_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -312,3 +312,65 @@ def test_without_javascript_the_table_is_complete(visit, out):
     assert page.locator("figure.chart img.chart-static").first.is_visible()
     rows = page.locator("tbody tr").count()
     assert rows == len(page.eval_on_selector_all("tbody tr[data-entry]", "r => r"))
+
+
+def cells(page) -> dict[str, list[str]]:
+    return dict(
+        page.eval_on_selector_all(
+            "tbody tr[data-entry]",
+            "rows => rows.map(r => [r.dataset.entry, Array.from(r.cells).map(c => c.textContent.trim().replace(/\\s+/g, ' '))])",
+        )
+    )
+
+
+def test_a_paged_leaderboard_sorts_and_filters_every_row(visit, out, tmp_path_factory):
+    paged = paged_site(tmp_path_factory)
+    whole = visit().go(url(out, RESNET))
+    accelerator = whole.locator(f'tr[data-entry="{HOSTILE_ID}"]').get_attribute("data-accelerator")
+    views = [
+        "",
+        "sort=chip_hours",
+        "sort=cost&tier=3-year",
+        f"accelerator={accelerator}",
+        "availability=research",
+        "q=alert%281%29",
+        "division=open&sort=chip_hours",
+    ]
+    total = whole.locator("tbody tr[data-entry]").count()
+    assert total > 2 * PAGE_ROWS
+    for view in views:
+        expected = visit().go(url(out, RESNET, view))
+        for page_path in (RESNET, "boards/mlperf-training-v1.1/resnet/page-2.html"):
+            v = visit()
+            page = v.go(url(paged, page_path, view))
+            page.wait_for_function(f"() => document.querySelectorAll('tbody tr[data-entry]').length === {total}")
+            # Every row of the board, in the same order, ranks, costs and text as the one-page board.
+            for division in ("closed", "open"):
+                assert visible_entries(page, division) == visible_entries(expected, division), (view, division)
+            assert cells(page) == cells(expected)
+            assert page.locator("#shown").inner_text() == expected.locator("#shown").inner_text()
+            assert not page.locator("nav.pager").is_visible()
+            assert v.errors == []
+            assert all(r.startswith(paged.as_uri()) for r in v.requests)
+    # Sorting from the page works across all rows and writes the permalink.
+    v = visit()
+    page = v.go(url(paged, RESNET))
+    page.wait_for_function(f"() => document.querySelectorAll('tbody tr[data-entry]').length === {total}")
+    page.locator('section[data-division="closed"] th[data-sort="chip_hours"] button').click()
+    assert "sort=chip_hours" in page.url
+    hours = numbers(page, "data-chip_hours")
+    assert hours == sorted(hours) and len(hours) > PAGE_ROWS
+    page.fill('input[name="q"]', "alert(1)")
+    assert visible_entries(page) == [HOSTILE_ID]
+
+
+def test_a_paged_leaderboard_without_javascript_shows_one_page_and_its_links(visit, tmp_path_factory):
+    paged = paged_site(tmp_path_factory)
+    v = visit(java_script_enabled=False)
+    page = v.go(url(paged, RESNET))
+    assert page.locator("nav.pager").is_visible()
+    assert len(visible_entries(page)) == PAGE_ROWS
+    page.locator("nav.pager a", has_text="2").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith("resnet/page-2.html")
+    assert 0 < len(visible_entries(page)) <= PAGE_ROWS

@@ -115,6 +115,23 @@ def built_site(factory: pytest.TempPathFactory) -> Path:
     return _BUILT["project"]
 
 
+PAGE_ROWS = 3  # small pages, so the shipped leaderboards span several
+
+
+def paged_site(factory: pytest.TempPathFactory) -> Path:
+    """The same database rendered with at most PAGE_ROWS rows of each division a page."""
+    if "paged" not in _BUILT:
+        from leaderboard.catalog import load_catalog
+
+        project = built_site(factory)
+        out = factory.mktemp("paged") / "site"
+        site.render_site(
+            project / "leaderboard.duckdb", out, load_catalog(project / "catalog"), project, page_rows=PAGE_ROWS
+        )
+        _BUILT["paged"] = out
+    return _BUILT["paged"]
+
+
 @pytest.fixture(scope="session")
 def project_built(tmp_path_factory) -> Path:
     return built_site(tmp_path_factory)
@@ -386,7 +403,13 @@ def test_pages_load_nothing_from_outside_the_site(out):
 
 
 def test_the_javascript_bundle_ships_once(out):
-    bundles = [p for p in out.rglob("*.js") if p.stat().st_size > 100_000]
+    # A board's data file grows with its rows; it holds data only, never code.
+    data_files = list((out / "data" / "boards").rglob("*.js"))
+    for path in data_files:
+        assert path.read_text(encoding="utf-8").startswith(
+            "(window.leaderboardBoards = window.leaderboardBoards || {})["
+        )
+    bundles = [p for p in out.rglob("*.js") if p.stat().st_size > 100_000 and p not in data_files]
     assert [p.relative_to(out).as_posix() for p in bundles] == ["static/vega.js"]
     text = (out / "static" / "vega.js").read_text(encoding="utf-8")
     assert "vegaEmbed" in text
@@ -811,3 +834,185 @@ def test_site_from_a_postgresql_database(postgres_url, empty_project):
     with duckdb.connect(str(out / "data" / "leaderboard.duckdb"), read_only=True) as connection:
         assert connection.execute("SELECT count(*) FROM results").fetchone()[0] == 2
         assert connection.execute("SELECT count(*) FROM costs").fetchone()[0] == 2 * len(TIERS)
+
+
+def test_a_long_leaderboard_continues_on_pages_that_reach_every_row_without_javascript(tmp_path_factory, results):
+    out = paged_site(tmp_path_factory)
+    by_board: dict[str, list[dict]] = {}
+    for row in results:
+        by_board.setdefault(f"{row['round']}/{row['benchmark']}", []).append(row)
+    paged = 0
+    for key, rows in by_board.items():
+        first = out / "boards" / f"{key}.html"
+        pages = [first, *sorted((out / "boards" / key).glob("page-*.html"), key=lambda p: int(p.stem[5:]))]
+        per_division = {d: sum(1 for r in rows if r["division"] == d) for d in {r["division"] for r in rows}}
+        assert len(pages) == max(-(-n // PAGE_ROWS) for n in per_division.values())
+        seen: dict[str, str] = {}
+        for number, path in enumerate(pages, start=1):
+            page = Page(path.read_text(encoding="utf-8"))
+            for division in per_division:
+                assert sum(1 for r in page.rows.values() if r["division"] == division) <= PAGE_ROWS
+            for entry in page.rows:
+                assert entry not in seen, f"{entry} on two pages"
+                seen[entry] = path.relative_to(out).as_posix()
+            if len(pages) > 1:
+                # Every page links to every other one: all rows are reachable by following links.
+                linked = {(path.parent / link).resolve() for link in page.links}
+                assert {p.resolve() for p in pages if p != path} <= linked
+                assert f'<strong aria-current="page">{number}</strong>' in path.read_text(encoding="utf-8")
+                assert "data-rows=" in path.read_text(encoding="utf-8")
+        assert set(seen) == {r["entry_id"] for r in rows}, key
+        paged += len(pages) > 1
+        for row in rows:
+            # An entry page links to the leaderboard page that shows it.
+            path = out / model.entry_path(row["entry_id"])
+            link = re.search(r'href="([^"]+)#[^"]*">See it on the leaderboard', path.read_text(encoding="utf-8"))
+            assert path.parent.joinpath(link.group(1)).resolve() == (out / seen[row["entry_id"]]).resolve()
+    assert paged >= 3
+    # Pages keep the board's order: the best ranked first.
+    resnet = Page((out / "boards" / "mlperf-training-v1.1" / "resnet.html").read_text(encoding="utf-8"))
+    closed = [r for r in resnet.rows.values() if r["division"] == "closed"]
+    assert [int(r["attrs"]["data-rank"]) for r in closed] == [1, 2, 3]
+
+
+def test_one_page_boards_have_no_pager(out):
+    for path in (out / "boards").rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        assert 'class="pager"' not in text and "data-rows=" not in text
+    assert not list((out / "boards").rglob("page-*.html"))
+
+
+def test_charts_draw_a_bounded_number_of_points():
+    rows = [
+        {
+            "entry_id": f"r/s/e{i}",
+            "submitter": "Lab",
+            "system": f"system {i}",
+            "accelerator_name": "Chip",
+            "chips": 2 ** (i % 12),
+            "minutes": 10.0 + i % 977,
+            "chip_hours": (2 ** (i % 12)) * (10.0 + i % 977) / 60,
+            "cost_usd": (2 ** (i % 12)) * (10.0 + i % 977) / 60 * 2.5 + i % 7,
+            "division": "closed",
+            "availability": "available",
+            "date": "2024-01-01",
+            "model_name": None,
+            "path": f"entries/e{i}.html",
+        }
+        for i in range(10_000)
+    ]
+    colours = charts.colour_scale(["Chip"])
+    drawn = [
+        charts.scaling("big-scaling", rows, "Big", colours, ""),
+        charts.cost_frontier("big-cost", rows, "Big", colours, ""),
+        charts.chip_hours_bars("big-bars", rows, "Big", colours, ""),
+    ]
+    for chart in drawn:
+        assert len(chart.spec["datasets"]["results"]) <= charts.MAX_POINTS
+        assert len(json.dumps(chart.spec)) < 500_000
+        assert len(charts.svg(chart.spec).encode()) < 2_000_000
+    frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] != "dominated"]
+    points = [(r["minutes"], r["cost_usd"]) for r in rows]
+    assert len(frontier) == sum(model.pareto_frontier(points))
+    assert "Showing 300 of 10000 results" in drawn[0].spec["title"]["subtitle"]
+
+
+def build_in_process(project: Path):
+    from leaderboard.build import build
+
+    result = build(project / "submissions", project / "catalog", project / "leaderboard.duckdb", project / "site")
+    assert result.ok, result.problems[:3]
+    return result
+
+
+def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monkeypatch):
+    """Build, change one submission, rebuild (reusing what did not change), then build the same
+    input from scratch elsewhere: the two sites are the same byte for byte (the DuckDB file,
+    which carries random identifiers, by content)."""
+    from leaderboard import cache as cache_module
+    from leaderboard.render import reuse
+
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")  # the caches beside each site, as in a real project
+    first = tmp_path / "incremental"
+    shutil.copytree(ROOT / "catalog", first / "catalog")
+    shutil.copytree(ROOT / "submissions", first / "submissions")
+    add_known_submission(first)
+    add_hostile_submission(first)
+    build_in_process(first)
+    assert (first / ".leaderboard-cache" / reuse.MANIFEST).is_file()
+
+    known = first / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
+    known.write_text(KNOWN_YAML.replace("count: 16", "count: 8"), encoding="utf-8")
+    reused, cached = [], []
+    original_reuse, original_get = reuse.PageReuse.reuse, cache_module.ValidationCache.get
+
+    def counting_reuse(self, relative, key):
+        content = original_reuse(self, relative, key)
+        if content is not None:
+            reused.append(relative)
+        return content
+
+    def counting_get(self, key):
+        found = original_get(self, key)
+        if found is not None:
+            cached.append(found[0])
+        return found
+
+    monkeypatch.setattr(reuse.PageReuse, "reuse", counting_reuse)
+    monkeypatch.setattr(cache_module.ValidationCache, "get", counting_get)
+    build_in_process(first)
+    entries = len(list((first / "submissions").rglob("*.yaml")))
+    # Everything but the changed file came from the caches; its own page was drawn again.
+    assert len(cached) == entries - 1 and KNOWN_ID not in cached
+    assert len(reused) > entries / 2
+    assert model.entry_path(KNOWN_ID) not in reused
+    monkeypatch.undo()
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+
+    full = tmp_path / "full"
+    shutil.copytree(first / "catalog", full / "catalog")
+    shutil.copytree(first / "submissions", full / "submissions")
+    build_in_process(full)
+    database = "data/leaderboard.duckdb"
+    assert tree_digest(first / "site", skip=(database,)) == tree_digest(full / "site", skip=(database,))
+    assert duckdb_content(first / "site" / database) == duckdb_content(full / "site" / database)
+    assert duckdb_content(first / "leaderboard.duckdb") == duckdb_content(full / "leaderboard.duckdb")
+    assert "64 chips" not in (first / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
+
+
+def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypatch):
+    from leaderboard.render import reuse
+
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "catalog", project / "catalog")
+    (project / "submissions").mkdir()
+    add_known_submission(project)
+    add_hostile_submission(project)
+    build_in_process(project)
+    expected = tree_digest(project / "site")
+    cache_folder = project / ".leaderboard-cache"
+    # A page of the previous site edited by hand: its content hash no longer matches.
+    page = project / "site" / model.entry_path(KNOWN_ID)
+    page.write_text(page.read_text(encoding="utf-8").replace("640", "999"), encoding="utf-8")
+    # A cached submission whose data was changed but whose key was kept.
+    validation = cache_folder / "validation.json"
+    stored = json.loads(validation.read_text(encoding="utf-8"))
+    tampered = [value for value in stored["entries"].values() if value[0] == KNOWN_ID]
+    assert len(tampered) == 1 and '"count": 16' in tampered[0][1]
+    tampered[0][1] = tampered[0][1].replace('"count": 16', '"count": 8')
+    validation.write_text(json.dumps(stored), encoding="utf-8")
+    build_in_process(project)
+    assert tree_digest(project / "site") == expected
+    # Caches that are not JSON at all, or are cut short.
+    (cache_folder / reuse.MANIFEST).write_bytes(b"\x00garbage")
+    validation.write_text(validation.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    build_in_process(project)
+    assert tree_digest(project / "site") == expected
+    # A manifest that claims a page of other content: the page is drawn again.
+    manifest = json.loads((cache_folder / reuse.MANIFEST).read_text(encoding="utf-8"))
+    for entry in manifest["pages"].values():
+        entry[1] = "0" * 64
+    (cache_folder / reuse.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    build_in_process(project)
+    assert tree_digest(project / "site") == expected

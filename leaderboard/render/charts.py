@@ -16,6 +16,7 @@ from pathlib import Path
 
 import altair as alt
 
+from leaderboard.cache import CACHE_NAME
 from leaderboard.render.model import famous, pareto_frontier
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
@@ -45,6 +46,9 @@ PALETTE = [
     "#ff7f0e",
 ]
 MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
+# A scatter plot draws at most this many points (spread evenly over the division's range, the
+# Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
+MAX_POINTS = 300
 LOG = alt.Scale(type="log")
 
 
@@ -106,6 +110,22 @@ def _points(rows: list[dict], root: str) -> list[dict]:
     ]
 
 
+def _sample(points: list[dict], limit: int = MAX_POINTS, keep=lambda point: False) -> list[dict]:
+    """At most `limit` points: every kept one, then evenly spaced ones in chip-hours order."""
+    if len(points) <= limit:
+        return points
+    kept = [p for p in points if keep(p)]
+    others = sorted((p for p in points if not keep(p)), key=lambda p: (p["chip_hours"], p["entry_id"]))
+    room = max(limit - len(kept), 0)
+    step = len(others) / room if room else 0
+    chosen = {id(others[int(i * step)]) for i in range(room)}
+    return [p for p in points if keep(p) or id(p) in chosen]
+
+
+def _sampled_note(shown: int, total: int) -> str:
+    return f" Showing {shown} of {total} results, evenly spread." if shown < total else ""
+
+
 def _decades(low: float, high: float) -> list[float]:
     return [10.0**k for k in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2)]
 
@@ -130,7 +150,8 @@ def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[
 def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart:
     """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours)."""
     datasets: dict[str, list] = {}
-    points = _points(rows, root)
+    points = _sample(_points(rows, root))
+    note = _sampled_note(len(points), len(rows))
     chips = [p["chips"] for p in points]
     minutes = [p["minutes"] for p in points]
     x_domain = [min(chips) / 2, max(chips) * 2]
@@ -164,12 +185,12 @@ def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], 
     spec = _finish(
         alt.layer(ideal, labels, marks).properties(height=360),
         f"Minutes against chips: {context}",
-        "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient.",
+        "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient." + note,
         datasets,
     )
     description = (
         f"Scatter plot, log-log, of minutes to train against chip count for {len(points)} results, "
-        f"{context}, coloured by accelerator, with dashed lines of constant chip-hours."
+        f"{context}, coloured by accelerator, with dashed lines of constant chip-hours.{note}"
     )
     return Chart(name, f"Minutes against chips, {context}", description, spec)
 
@@ -183,6 +204,8 @@ def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, 
     for point, on_frontier in zip(points, pareto_frontier([(p["minutes"], p["cost"]) for p in points]), strict=True):
         point["frontier"] = "on the Pareto frontier" if on_frontier else "dominated"
         point["size"], point["outline"] = (180, "#000") if on_frontier else (50, "transparent")
+    priced = len(points)
+    points = _sample(points, keep=lambda p: p["frontier"] != "dominated")
     frontier = sorted((p for p in points if p["frontier"] != "dominated"), key=lambda p: p["minutes"])
     x = alt.X("minutes:Q", title="Minutes to train (log)", scale=LOG)
     y = alt.Y("cost:Q", title="Cost, on-demand, USD (log)", scale=LOG)
@@ -201,8 +224,9 @@ def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, 
             href="url:N",
         )
     )
-    missing = len(rows) - len(points)
+    missing = len(rows) - priced
     note = f" {missing} result(s) without a price are not shown." if missing else ""
+    note += _sampled_note(len(points), priced)
     spec = _finish(
         alt.layer(line, marks).properties(height=360),
         f"Cost against minutes: {context}",
@@ -267,6 +291,8 @@ def over_time(
         family = famous(point["model"])
         point["label"] = point["model"] if family and family not in labelled else None
         labelled.add(family or "")
+    total = len(points)
+    points = _sample(points, keep=lambda p: p["label"] is not None)
     x = alt.X("date:T", title="Publication date")
     y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=LOG)
     marks = (
@@ -288,7 +314,7 @@ def over_time(
     spec = _finish(
         alt.layer(marks, labels).properties(height=380),
         f"{title} by model over time: {context}",
-        "Each point is one published training run; well-known models are labelled.",
+        "Each point is one published training run; well-known models are labelled." + _sampled_note(len(points), total),
         datasets,
     )
     description = (
@@ -409,7 +435,6 @@ def _renderer_version() -> str:
 
 
 _cache_root: Path | None = None
-CACHE_NAME = ".leaderboard-cache"
 
 
 def use_cache_beside(out: Path) -> None:

@@ -138,6 +138,18 @@ def board_script(board: Board) -> str:
             "model": r["model_name"],
             "verified": r["verified"],
             "source_url": r["source_url"],
+            # What a leaderboard page needs to draw the row (site.js), formatted as the templates do.
+            "accelerator_id": r["accelerator"],
+            "accelerator_path": r["accelerator_path"],
+            "submitter_path": r["submitter_path"],
+            "source_citation": r["source_citation"],
+            "verified_note": r["verified_note"],
+            "estimated": bool(r["estimated"]),
+            "quality_text": None if r["quality"] is None else f"{r['quality']:.4g}",
+            "target_text": None if r["quality_target"] is None else f"{r['quality_target']:.4g}",
+            "search": " ".join(
+                [r["submitter"], r["system"], r["accelerator_name"], r["model_name"] or "", r["framework"] or ""]
+            ).lower(),
         }
         for r in board.rows
     ]

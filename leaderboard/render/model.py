@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from leaderboard import store
@@ -63,7 +64,7 @@ class SiteData:
     boards: list[Board]
     epoch_comparison: list[dict] | None  # the epoch_cost_comparison table, when present
 
-    @property
+    @cached_property  # every page shows it: computed once, not once a page (quadratic at scale)
     def newest_date(self) -> str:
         """The newest submission date: the only date a build writes (keeps builds deterministic)."""
         return max((r["date"] for r in self.results), default="1970-01-01")

@@ -6,7 +6,9 @@ Pages are Jinja2 templates with autoescaping; the site works from file:// with n
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -14,16 +16,25 @@ import jinja2
 from markupsafe import Markup
 
 from leaderboard import atomic
+from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import downloads, model
 from leaderboard.render.charts import Chart
 from leaderboard.render.model import Board, SiteData
+from leaderboard.render.reuse import MANIFEST, PageReuse
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
 PRODUCT = "Training results leaderboard"
+# A leaderboard page holds at most this many rows of each division (about 2 KB of HTML a row):
+# longer boards continue on numbered pages, complete without JavaScript, and site.js sorts and
+# filters across all of a board's rows by loading its data file (data/boards/<key>.js).
+PAGE_ROWS = 200
+# Accelerator and submitter pages show at most this many rows of each board and division
+# (the best ranked): every result stays reachable on its leaderboard and entry page.
+GROUP_ROWS = 50
 
 
 def environment() -> jinja2.Environment:
@@ -82,9 +93,19 @@ def _url(context: jinja2.runtime.Context, path: str) -> str:
 class SiteWriter:
     """Writes pages and files under one folder, refusing any path that would leave it."""
 
-    def __init__(self, folder: Path, env: jinja2.Environment, data: SiteData):
-        self.folder, self.env, self.data = folder, env, data
+    def __init__(self, folder: Path, env: jinja2.Environment, data: SiteData, page_rows: int = PAGE_ROWS):
+        self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
+        self.reuse: PageReuse | None = None
+        self.previous: Path | None = None  # the site being replaced, whose unchanged files are kept
+        self.linked: set[str] = set()
         self.boards_by_key = {board.key: board for board in data.boards}
+        # Each result's place in its division, for the leaderboard page that shows it.
+        self.positions = {
+            row["entry_id"]: i
+            for board in data.boards
+            for rows in board.divisions.values()
+            for i, row in enumerate(rows)
+        }
         self.folders: set[Path] = set()
 
     def path(self, relative: str) -> Path:
@@ -99,17 +120,61 @@ class SiteWriter:
 
     def write(self, relative: str, content: str | bytes) -> None:
         target = self.path(relative)
+        if relative in self.linked:  # never write through a link into the previous site's file
+            target.unlink()
+            self.linked.discard(relative)
         if isinstance(content, str):
             target.write_text(content, encoding="utf-8", newline="\n")
         else:
             target.write_bytes(content)
 
+    def keep(self, relative: str, content: bytes) -> None:
+        """Put the previous site's file, whose bytes are `content`, in the new site: a hard link
+        (the previous site is never written to, and creating files is what a build waits on),
+        else a copy."""
+        source = self.previous / relative if self.previous is not None else None
+        target = self.path(relative)
+        try:
+            if source is None or not stat.S_ISREG(os.lstat(source).st_mode):
+                raise OSError  # a link or anything odd in the previous site: write our own bytes
+            os.link(source, target, follow_symlinks=False)
+            self.linked.add(relative)
+        except OSError:
+            self.write(relative, content)
+
+    def copy(self, relative: str, content: bytes) -> None:
+        """A file of the given bytes: the previous site's one when it holds exactly these."""
+        if self.previous is not None:
+            try:
+                if (self.previous / relative).read_bytes() == content:
+                    self.keep(relative, content)
+                    return
+            except OSError:
+                pass
+        self.write(relative, content)
+
     def page(self, relative: str, template: str, **context: object) -> None:
-        root = "../" * relative.count("/")
-        html = self.env.get_template(template).render(
-            root=root, page_path=relative, newest_date=self.data.newest_date, rounds=self.data.rounds, **context
-        )
+        context = {
+            "root": "../" * relative.count("/"),
+            "page_path": relative,
+            "newest_date": self.data.newest_date,
+            "rounds": self.data.rounds,
+            **context,
+        }
+        key = None
+        if self.reuse is not None:
+            # Site-wide values every page shows are hashed once, not once a page.
+            shared = {"rounds": self.data.rounds, "columns": self.data.columns}
+            key = self.reuse.key(relative, template, context, shared)
+        if key is not None:
+            previous = self.reuse.reuse(relative, key)
+            if previous is not None:
+                self.keep(relative, previous)
+                return
+        html = self.env.get_template(template).render(**context)
         self.write(relative, html)
+        if key is not None:
+            self.reuse.record(relative, key, html.encode("utf-8"))
 
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it."""
@@ -124,23 +189,30 @@ class SiteWriter:
         }
 
 
-def render_site(db: str | Path, out: Path, catalog: Catalog, project: Path | None = None) -> None:
+def render_site(
+    db: str | Path, out: Path, catalog: Catalog, project: Path | None = None, page_rows: int = PAGE_ROWS
+) -> None:
     """Write the whole site for database `db` into `out`; `project` is the folder submission
     paths are relative to (for copies of the submission files). All or nothing."""
     data = model.load(db)
     out = Path(out)
     chart_specs.use_cache_beside(out)
     staging = atomic.staging_dir(out)
+    writer = SiteWriter(staging, environment(), data, page_rows)
+    writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
+    writer.previous = out if out.is_dir() else None
     try:
-        _render(SiteWriter(staging, environment(), data), db, project, out)
+        _render(writer, db, project, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     atomic.replace_dir(staging, out)
+    writer.reuse.save()
 
 
 def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Path) -> None:
     data = site.data
+    project = Path(project).resolve() if project is not None else None
     for asset in sorted(STATIC.iterdir()):
         site.write(f"static/{asset.name}", asset.read_bytes())
     site.write("static/vega.js", chart_specs.javascript_bundle())
@@ -181,29 +253,68 @@ def _division_context(board: Board, division: str) -> str:
     return f"{board.benchmark['name']}, {board.round['name']}, {division} division"
 
 
+def board_page_count(board: Board, page_rows: int) -> int:
+    return max(1, max((-(-len(rows) // page_rows) for rows in board.divisions.values()), default=1))
+
+
+def board_page_path(board: Board, page: int) -> str:
+    """Page 0 is the board's own path; later pages sit in a folder named after it."""
+    if page == 0:
+        return board.path
+    return f"boards/{board.round['id']}/{board.benchmark['id']}/page-{page + 1}.html"
+
+
 def _board_page(site: SiteWriter, board: Board, colours) -> None:
     root = "../" * board.path.count("/")
-    sections = []
+    charts_by_division = {}
     for division, rows in board.divisions.items():
         context = _division_context(board, division)
         stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
-        charts = []
-        if board.round["kind"] != "published":
-            charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
-        charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
-        charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
-        sections.append({"division": division, "rows": rows, "charts": [site.chart(c) for c in charts if c]})
+        inputs = [stem, board.round["kind"], rows, context, colours, root]
+        charts = site.reuse.charts(stem, inputs) if site.reuse is not None else None
+        if charts is None:
+            charts = []
+            if board.round["kind"] != "published":
+                charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
+            charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
+            charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
+            charts = [c for c in charts if c]
+            if site.reuse is not None:
+                site.reuse.record_charts(stem, inputs, charts)
+        charts_by_division[division] = [site.chart(c) for c in charts]
     rows = board.rows
-    site.page(
-        board.path,
-        "board.html",
-        board=board,
-        sections=sections,
-        accelerators=sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
-        submitters=sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
-        availabilities=[a for a in model.AVAILABILITIES if any(r["availability"] == a for r in rows)],
-        unverified=sum(1 for r in rows if not r["verified"]),
-    )
+    count = board_page_count(board, site.page_rows)
+    pages = [{"number": k + 1, "path": board_page_path(board, k)} for k in range(count)]
+    filters = {
+        "accelerators": sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
+        "submitters": sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
+        "availabilities": [a for a in model.AVAILABILITIES if any(r["availability"] == a for r in rows)],
+        "unverified": sum(1 for r in rows if not r["verified"]),
+    }
+    for k, page in enumerate(pages):
+        first = k * site.page_rows
+        sections = [
+            {
+                "division": division,
+                "rows": division_rows[first : first + site.page_rows],
+                "first": first + 1,
+                "size": len(division_rows),
+                # The charts draw every row of the division: they sit on the first page only.
+                "charts": charts_by_division[division] if k == 0 else [],
+            }
+            for division, division_rows in board.divisions.items()
+        ]
+        site.page(
+            page["path"],
+            "board.html",
+            board=board,
+            sections=sections,
+            pages=pages,
+            page_number=k + 1,
+            page_rows=site.page_rows,
+            rows_script=f"data/boards/{board.key}.js" if count > 1 else None,
+            **filters,
+        )
 
 
 def _round_page(site: SiteWriter, round_: dict, colours) -> None:
@@ -243,16 +354,18 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
     accelerator = data.accelerators.get(row["accelerator"], {})
     source_text, submission_copy = None, None
     if project is not None:
-        source = (Path(project) / row["file"]).resolve()
-        if source.is_file() and source.is_relative_to(Path(project).resolve()):
+        source = (project / row["file"]).resolve()
+        if source.is_file() and source.is_relative_to(project):
             source_text = source.read_text(encoding="utf-8", errors="replace")
             submission_copy = f"data/{row['file']}"
-            site.write(submission_copy, source.read_bytes())
+            site.copy(submission_copy, source.read_bytes())
+    page = site.positions[row["entry_id"]] // site.page_rows
     site.page(
         row["path"],
         "entry.html",
         row=row,
         board=board,
+        board_page=board_page_path(board, page),
         division_size=len(division_rows),
         accelerator=accelerator,
         columns=data.columns,
@@ -285,6 +398,8 @@ def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
         group["rows"].append(row)
     for group in groups.values():
         group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
+        group["count"] = len(group["rows"])
+        group["rows"] = group["rows"][:GROUP_ROWS]
     return [groups[key] for key in sorted(groups)]
 
 

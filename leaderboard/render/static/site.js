@@ -46,6 +46,109 @@
   }
 
   // ---- Leaderboards -------------------------------------------------------------------
+  function siteRoot() {
+    return document.querySelector("link[rel=stylesheet]").getAttribute("href").replace(/static\/site\.css$/, "");
+  }
+  // A board's data file, registered by a <script> (works from file://, where fetch() does not).
+  function loadBoard(key, src, done) {
+    var boards = window.leaderboardBoards || {};
+    if (boards[key]) { done(boards[key]); return; }
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = function () { done((window.leaderboardBoards || {})[key] || null); };
+    script.onerror = function () { done(null); };
+    document.body.appendChild(script);
+  }
+  function element(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+  function link(text, path) {
+    var a = element("a", text);
+    a.href = siteRoot() + encodeURI(path);
+    return a;
+  }
+  // One leaderboard row as board.html draws it, from the board's data file.
+  function boardRow(r) {
+    var tr = document.createElement("tr");
+    tr.id = r.entry_id.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+    tr.setAttribute("data-entry", r.entry_id);
+    tr.setAttribute("data-rank", r.rank === null ? "" : String(r.rank));
+    tr.setAttribute("data-minutes", String(r.minutes));
+    tr.setAttribute("data-chip_hours", String(r.chip_hours));
+    TIERS.forEach(function (tier) {
+      tr.setAttribute("data-cost-" + tier, r.costs[tier] === null ? "" : String(r.costs[tier]));
+    });
+    tr.setAttribute("data-availability", r.availability);
+    tr.setAttribute("data-accelerator", r.accelerator_id);
+    tr.setAttribute("data-submitter", r.submitter);
+    tr.setAttribute("data-search", r.search);
+    tr.appendChild(element("td", r.rank === null ? "—" : String(r.rank), "n rank"));
+    var submitter = element("td");
+    submitter.appendChild(link(r.submitter, r.submitter_path));
+    tr.appendChild(submitter);
+    var system = element("td");
+    system.appendChild(link(r.system, r.path));
+    if (r.model) { system.appendChild(element("br")); system.appendChild(element("small", r.model)); }
+    if (r.verified_note) { system.appendChild(element("br")); system.appendChild(element("small", r.verified_note, "unverified")); }
+    if (r.estimated) { system.appendChild(element("br")); system.appendChild(element("small", "Estimated, not measured", "estimated")); }
+    tr.appendChild(system);
+    var accelerator = element("td");
+    accelerator.appendChild(link(r.accelerator, r.accelerator_path));
+    tr.appendChild(accelerator);
+    tr.appendChild(element("td", number(r.chips, 3), "n"));
+    tr.appendChild(element("td", number(r.minutes, 3), "n"));
+    tr.appendChild(element("td", number(r.chip_hours, 1), "n"));
+    tr.appendChild(element("td", "", "n cost"));
+    var quality = element("td");
+    if (r.quality_text === null) quality.appendChild(element("span", "—", "muted"));
+    else {
+      quality.appendChild(document.createTextNode(r.quality_text));
+      if (r.target_text !== null) {
+        quality.appendChild(document.createTextNode(" "));
+        quality.appendChild(element("span", "(target " + r.target_text + ")", "muted"));
+      }
+    }
+    tr.appendChild(quality);
+    tr.appendChild(element("td", r.availability));
+    var source = element("td");
+    if (r.source_url) {
+      var a = element("a", "source");
+      a.href = r.source_url;
+      a.rel = "external noopener noreferrer";
+      source.appendChild(a);
+    } else if (r.source_citation) source.appendChild(element("span", r.source_citation, "citation"));
+    else source.appendChild(element("span", "—", "muted"));
+    tr.appendChild(source);
+    return tr;
+  }
+  // A board split over pages: put every row of the board into this page's tables.
+  function setupPagedBoard(form) {
+    var src = form.dataset.rows;
+    loadBoard(form.dataset.board, src, function (board) {
+      if (board) {
+        document.querySelectorAll("section.division").forEach(function (section) {
+          var body = section.querySelector("table.board").tBodies[0];
+          body.textContent = "";
+          board.rows.forEach(function (r) {
+            if (r.division === section.dataset.division) body.appendChild(boardRow(r));
+          });
+        });
+        document.querySelectorAll("nav.pager").forEach(function (nav) { nav.hidden = true; });
+        document.querySelectorAll("table.board caption").forEach(function (caption) {
+          caption.textContent = caption.textContent.replace(/; (rows \d+ to \d+|none) on page \d+\./, ": every page.");
+        });
+      }
+      setupBoard(form);
+      // The row a link points at may only now exist.
+      if (location.hash && location.hash.indexOf("=") < 0) {
+        var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+        if (target) target.scrollIntoView();
+      }
+    });
+  }
   function setupBoard(form) {
     var tables = Array.prototype.slice.call(document.querySelectorAll("table.board"));
     var defaultSort = tables.length ? tables[0].dataset.defaultSort : "minutes";
@@ -198,19 +301,13 @@
     var list = document.getElementById("compare-list");
     var status = document.getElementById("compare-status");
     var table = document.getElementById("compare-table");
-    var siteRoot = document.querySelector("link[rel=stylesheet]").getAttribute("href").replace(/static\/site\.css$/, "");
+    var root = siteRoot();
     var picked = [];
 
     function load(key, done) {
-      var boards = window.leaderboardBoards || {};
-      if (boards[key]) { done(boards[key]); return; }
-      if (!Object.prototype.hasOwnProperty.call(files, key)) { done(null); return; }
-      var script = document.createElement("script");
       // Only files the page lists: the URL fragment never names a script.
-      script.src = siteRoot + files[key];
-      script.onload = function () { done((window.leaderboardBoards || {})[key] || null); };
-      script.onerror = function () { done(null); };
-      document.body.appendChild(script);
+      if (!Object.prototype.hasOwnProperty.call(files, key)) { done(null); return; }
+      loadBoard(key, root + files[key], done);
     }
     function save() {
       var params = new URLSearchParams();
@@ -268,7 +365,7 @@
         var th = document.createElement("th");
         th.scope = "col";
         var link = cell("a", row.submitter + ": " + row.system);
-        link.href = siteRoot + row.path;
+        link.href = root + row.path;
         th.appendChild(link);
         headRow.appendChild(th);
       });
@@ -322,7 +419,8 @@
   }
 
   var form = document.getElementById("controls");
-  if (form) setupBoard(form);
+  if (form && form.dataset.rows) setupPagedBoard(form);
+  else if (form) setupBoard(form);
   if (document.querySelector("figure.chart")) embedCharts();
   var compare = document.getElementById("compare");
   if (compare) setupCompare(compare);

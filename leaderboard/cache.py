@@ -1,0 +1,111 @@
+"""What a rebuild may reuse from the last one: valid submissions by content, and site pages by
+the hash of everything they are drawn from. Kept in .leaderboard-cache/ beside the site.
+
+A cache only ever saves time: every entry is checked against the hash recorded with it, and
+anything missing, stale, corrupt or unreadable is simply computed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+import orjson
+
+PACKAGE = Path(__file__).resolve().parent
+SCHEMAS = PACKAGE.parent / "schemas"
+
+
+CACHE_NAME = ".leaderboard-cache"
+
+
+def folder_beside(path: Path) -> Path:
+    """The cache folder: $LEADERBOARD_CACHE, else .leaderboard-cache/ beside `path` (the site,
+    or the database when there is no site): inside the project, never in $HOME."""
+    configured = os.environ.get("LEADERBOARD_CACHE")
+    return Path(configured) if configured else Path(path).resolve().parent / CACHE_NAME
+
+
+def digest(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+@cache
+def code_version() -> str:
+    """A hash of the code, templates, static files and schemas: new code never reuses old results."""
+    sha = hashlib.sha256()
+    sources = [p for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    sources += [p for p in SCHEMAS.rglob("*") if p.is_file()]
+    for path in sorted(sources):
+        sha.update(str(path.relative_to(PACKAGE.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return sha.hexdigest()
+
+
+def read_json(path: Path | None) -> dict:
+    """A cache file's content; empty when it is missing, unreadable or not what we wrote."""
+    if path is None:
+        return {}
+    try:
+        value = orjson.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) and value.get("code") == code_version() else {}
+
+
+def write_json(path: Path | None, value: dict) -> None:
+    """Best effort and atomic (write aside, rename): a half-written cache is never read."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_bytes(orjson.dumps({**value, "code": code_version()}))
+        os.replace(temporary, path)
+    except OSError:
+        pass
+
+
+class ValidationCache:
+    """Valid submissions by (path, content hash, catalog hash): their parsed data, so an unchanged
+    file is neither parsed nor checked again. Only valid files are kept: a problem is always
+    found afresh, with its line and column. Validity cannot expire: the only check that depends
+    on the day (a date in the future) only ever turns invalid into valid."""
+
+    def __init__(self, path: Path | None, catalog_digest: str):
+        self.path, self.catalog_digest = path, catalog_digest
+        stored = read_json(path)
+        self.old: dict = stored.get("entries", {}) if stored.get("catalog") == catalog_digest else {}
+        self.new: dict = {}
+
+    @staticmethod
+    def key(path: str, content: bytes) -> str:
+        return digest(path.encode() + b"\0" + content)
+
+    def get(self, key: str) -> tuple[str, dict] | None:
+        """The entry id and data stored for `key`, when the stored text still has its hash."""
+        stored = self.old.get(key)
+        try:
+            entry_id, text, text_digest = stored
+            if digest(text) != text_digest:
+                return None
+            data = json.loads(text)
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(entry_id, str) or not isinstance(data, dict):
+            return None
+        self.new[key] = stored
+        return entry_id, data
+
+    def put(self, key: str, entry_id: str, data: dict) -> None:
+        try:
+            text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            return
+        if json.loads(text) == data:  # only what JSON gives back unchanged (no non-text keys)
+            self.new[key] = [entry_id, text, digest(text)]
+
+    def save(self) -> None:
+        write_json(self.path, {"catalog": self.catalog_digest, "entries": self.new})
