@@ -16,7 +16,7 @@ from pathlib import Path
 
 import altair as alt
 
-from leaderboard.cache import CACHE_NAME
+from leaderboard.cache import folder_beside
 from leaderboard.render.model import famous, pareto_frontier
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
@@ -441,7 +441,7 @@ def use_cache_beside(out: Path) -> None:
     """Keep drawn charts in `.leaderboard-cache/` beside the site folder: inside the project,
     never in the user's home."""
     global _cache_root
-    _cache_root = Path(out).resolve().parent / CACHE_NAME
+    _cache_root = folder_beside(out)
 
 
 def cache_dir() -> Path | None:
