@@ -74,6 +74,21 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def write_epoch_csv(path: Path, columns: list[str], rows: list[dict]) -> Path:
+    """A CSV as Epoch AI exports its databases: UTF-8 with a byte order mark, CRLF line ends,
+    missing cells empty."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: row.get(c, "") for c in columns})
+    path.write_text("\ufeff" + buffer.getvalue(), encoding="utf-8")
+    return path
+
+
 # ---- a throwaway PostgreSQL server -----------------------------------------------------------
 
 

@@ -3,15 +3,13 @@ comparison of our cost with Epoch's."""
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
-from conftest import run_cli
+from conftest import run_cli, write_epoch_csv
 
 from leaderboard.catalog import load_catalog
 from leaderboard.importers.epoch import (
@@ -47,13 +45,7 @@ def model_row(**cells: str) -> dict[str, str]:
 
 def write_models_csv(path: Path, rows: list[dict]) -> Path:
     """A models export as Epoch publishes it: UTF-8 with a byte order mark, quoted multi-line cells."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: row.get(c, "") for c in COLUMNS})
-    path.write_text("\ufeff" + buffer.getvalue(), encoding="utf-8")
-    return path
+    return write_epoch_csv(path, COLUMNS, rows)
 
 
 FORMULA = '=HYPERLINK("https://evil.example","GPT-X")'

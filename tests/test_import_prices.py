@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, write_epoch_csv
 
 from leaderboard.catalog import catalog_name, load_catalog
 from leaderboard.importers.prices import (
@@ -39,13 +37,7 @@ TPU_PAGE = "https://web.archive.org/web/20181011013513/https://cloud.google.com/
 
 def write_prices_csv(path: Path, rows: list[dict]) -> Path:
     """A price table as Epoch exports it: UTF-8 with a byte order mark."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\r\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: row.get(c, "") for c in COLUMNS})
-    path.write_text("\ufeff" + buffer.getvalue(), encoding="utf-8")
-    return path
+    return write_epoch_csv(path, COLUMNS, rows)
 
 
 SMALL_TABLE = [
