@@ -8,7 +8,6 @@ anything missing, stale, corrupt or unreadable is simply computed again.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from functools import cache
 from pathlib import Path
@@ -91,7 +90,7 @@ class ValidationCache:
             entry_id, text, text_digest = stored
             if digest(text) != text_digest:
                 return None
-            data = json.loads(text)
+            data = orjson.loads(text)
         except (TypeError, ValueError):
             return None
         if not isinstance(entry_id, str) or not isinstance(data, dict):
@@ -101,10 +100,10 @@ class ValidationCache:
 
     def put(self, key: str, entry_id: str, data: dict) -> None:
         try:
-            text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+            text = orjson.dumps(data).decode()  # NaN becomes null and fails the check below
         except (TypeError, ValueError):
             return
-        if json.loads(text) == data:  # only what JSON gives back unchanged (no non-text keys)
+        if orjson.loads(text) == data:  # only what JSON gives back unchanged (no non-text keys)
             self.new[key] = [entry_id, text, digest(text)]
 
     def save(self) -> None:

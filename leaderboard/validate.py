@@ -91,15 +91,22 @@ def _link_problem(path: Path, root: Path) -> Problem | None:
     return None
 
 
+PARALLEL_FROM = 400  # files to check; below this a pool of workers costs more than it saves
+
+
 def validate_paths(
     paths: Iterable[Path],
     catalog_dir: Path,
     today: dt.date | None = None,
     progress: Callable[[int], None] | None = None,
     cache_file: Path | None = None,
+    jobs: int | None = None,
 ) -> ValidationResult:
     """Validate catalog files and submission files under `paths` against the catalog in `catalog_dir`;
-    with `cache_file`, valid files seen before (same path, same bytes, same catalog) are reused."""
+    with `cache_file`, valid files seen before (same path, same bytes, same catalog) are reused.
+
+    Many files are checked by a pool of `jobs` worker processes (default: one per available
+    CPU); each file's check is the same function either way, so the problems are the same."""
     result = ValidationResult()
     catalog = load_catalog(catalog_dir)
     cache = ValidationCache(cache_file, _catalog_digest(catalog)) if cache_file is not None else None
@@ -108,18 +115,20 @@ def validate_paths(
     catalog_files = {os.path.abspath(p) for p in catalog.files}
     catalog_folder = os.path.abspath(catalog_dir)
     today = today or dt.datetime.now(dt.UTC).date()
-    seen: dict[tuple, Entry] = {}
+    tick = progress or (lambda n: None)
+    # In file order: an Entry (cached), or the path of a submission still to check.
+    pending: list[Entry | Path] = []
+    keys: dict[Path, str] = {}
     for path, problem in iter_files(paths):
         result.files.append(str(path))
-        if progress:
-            progress(1)
-        if problem:
-            result.problems.append(problem)
+        absolute = os.path.abspath(path)  # links are refused below, so no need to resolve them
+        if problem or absolute in catalog_files:  # a catalog file was checked with the catalog
+            tick(1)
+            if problem:
+                result.problems.append(problem)
             continue
-        absolute = os.path.abspath(path)  # links were refused above, so no need to resolve them
-        if absolute in catalog_files:
-            continue  # already checked with the catalog
         if catalog_name(path) and os.path.dirname(absolute) != catalog_folder:
+            tick(1)
             doc = load(path)
             result.problems += doc.problems or schemas.check(doc, catalog_name(path))
             continue
@@ -127,21 +136,28 @@ def validate_paths(
         key = ValidationCache.key(f"{absolute}\0{path}", content) if content is not None else None
         cached = cache.get(key) if key is not None else None
         if cached is not None:
-            entry, problems = Entry(cached[0], str(path), cached[1], None), []
-        else:
-            entry, problems = check_submission(path, catalog, today)
-            if entry is not None:
-                # A valid file's node tree is only needed for a duplicate's line: parsed again
-                # then (_doc), not held for every file (gigabytes at 100,000 files).
-                entry.doc = None
-                if key is not None:
-                    cache.put(key, entry.entry_id, entry.data)
-        result.problems += problems
-        if entry is None:
+            tick(1)
+            pending.append(Entry(cached[0], str(path), cached[1], None))
             continue
-        key = _identity(entry.data)
-        if key in seen:
-            first = seen[key]
+        if key is not None:
+            keys[path] = key
+        pending.append(path)
+    to_check = [item for item in pending if isinstance(item, Path)]
+    checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick)))
+    seen: dict[tuple, Entry] = {}
+    for item in pending:
+        if isinstance(item, Entry):
+            entry = item
+        else:
+            entry, problems = checked[item]
+            result.problems += problems
+            if entry is None:
+                continue
+            if item in keys:
+                cache.put(keys[item], entry.entry_id, entry.data)
+        identity = _identity(entry.data)
+        if identity in seen:
+            first = seen[identity]
             what = "same round, submitter, system, benchmark and division"
             result.problems.append(
                 _doc(entry).problem(
@@ -154,7 +170,7 @@ def validate_paths(
                 )
             )
             continue
-        seen[key] = entry
+        seen[identity] = entry
         result.entries.append(entry)
     duplicated = {p.file for p in result.problems if p.message.startswith("duplicate entry")}
     result.entries = [e for e in result.entries if e.file not in duplicated]
@@ -162,6 +178,55 @@ def validate_paths(
     if cache is not None:
         cache.save()
     return result
+
+
+def _check_all(
+    paths: list[Path], catalog: Catalog, today: dt.date, jobs: int | None, tick: Callable[[int], None]
+) -> Iterator[tuple[Entry | None, list[Problem]]]:
+    """check_submission on each path, in order: in this process, or in a pool of forked workers
+    that inherit the catalog (nothing but paths and results cross between processes)."""
+    workers = jobs if jobs is not None else _available_cpus() if len(paths) >= PARALLEL_FROM else 1
+    if workers <= 1 or len(paths) < 2:
+        for path in paths:
+            yield _check_one(path, catalog, today)
+            tick(1)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    chunk = max(1, min(256, len(paths) // (workers * 8)))
+    with context.Pool(workers, initializer=_start_worker, initargs=(catalog, today)) as pool:
+        for outcome in pool.imap(_check_in_worker, paths, chunksize=chunk):
+            yield outcome
+            tick(1)
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _check_one(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
+    entry, problems = check_submission(path, catalog, today)
+    if entry is not None:
+        # A valid file's node tree is only needed for a duplicate's line: parsed again then
+        # (_doc), not held for every file (gigabytes at 100,000 files) nor sent between processes.
+        entry.doc = None
+    return entry, problems
+
+
+_worker: tuple[Catalog, dt.date] | None = None
+
+
+def _start_worker(catalog: Catalog, today: dt.date) -> None:
+    global _worker
+    _worker = (catalog, today)
+
+
+def _check_in_worker(path: Path) -> tuple[Entry | None, list[Problem]]:
+    return _check_one(path, *_worker)
 
 
 def _catalog_digest(catalog: Catalog) -> str:

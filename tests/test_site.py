@@ -944,13 +944,13 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     known = first / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
     known.write_text(KNOWN_YAML.replace("count: 16", "count: 8"), encoding="utf-8")
     reused, cached = [], []
-    original_reuse, original_get = reuse.PageReuse.reuse, cache_module.ValidationCache.get
+    original_unchanged, original_get = reuse.PageReuse.unchanged, cache_module.ValidationCache.get
 
-    def counting_reuse(self, relative, key):
-        content = original_reuse(self, relative, key)
-        if content is not None:
+    def counting_unchanged(self, relative, key):
+        unchanged = original_unchanged(self, relative, key)
+        if unchanged:
             reused.append(relative)
-        return content
+        return unchanged
 
     def counting_get(self, key):
         found = original_get(self, key)
@@ -958,7 +958,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
             cached.append(found[0])
         return found
 
-    monkeypatch.setattr(reuse.PageReuse, "reuse", counting_reuse)
+    monkeypatch.setattr(reuse.PageReuse, "unchanged", counting_unchanged)
     monkeypatch.setattr(cache_module.ValidationCache, "get", counting_get)
     build_in_process(first)
     entries = len(list((first / "submissions").rglob("*.yaml")))
@@ -999,8 +999,8 @@ def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypa
     validation = cache_folder / "validation.json"
     stored = json.loads(validation.read_text(encoding="utf-8"))
     tampered = [value for value in stored["entries"].values() if value[0] == KNOWN_ID]
-    assert len(tampered) == 1 and '"count": 16' in tampered[0][1]
-    tampered[0][1] = tampered[0][1].replace('"count": 16', '"count": 8')
+    assert len(tampered) == 1 and '"count":16' in tampered[0][1]
+    tampered[0][1] = tampered[0][1].replace('"count":16', '"count":8')
     validation.write_text(json.dumps(stored), encoding="utf-8")
     build_in_process(project)
     assert tree_digest(project / "site") == expected

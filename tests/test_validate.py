@@ -487,3 +487,41 @@ def test_python_api_validate_collects_entries(empty_project):
     place(empty_project, MLPERF)
     result = validate_paths([empty_project / "submissions"], empty_project / "catalog", today=dt.date(2022, 1, 1))
     assert result.ok and [e.entry_id for e in result.entries] == ["mlperf-training-v1.1/acme-labs/entry"]
+
+
+def _broken_copies(project: Path) -> None:
+    """Break shipped files in several ways and add a duplicate, among hundreds of valid ones."""
+    files = sorted((project / "submissions").rglob("*.yaml"))
+    files[3].write_text(files[3].read_text().replace("division: ", "division: closd\nx: ", 1))
+    files[50].write_text("round: [unclosed\n")
+    files[120].write_text(files[120].read_text().replace("schema_version: 1", "schema_version: 2"))
+    files[200].write_bytes(b"\xff\xfe not text")
+    copy = files[300].with_name("copy-" + files[300].name)
+    copy.write_text(files[300].read_text())
+
+
+def _outcome(result) -> tuple:
+    return (
+        result.files,
+        [p.as_dict() for p in result.problems],
+        [(e.entry_id, e.file, e.data) for e in result.entries],
+    )
+
+
+def test_a_pool_of_workers_reports_exactly_what_one_process_does(project):
+    _broken_copies(project)
+    paths, catalog = [project / "submissions", project / "catalog"], project / "catalog"
+    alone = validate_paths(paths, catalog, today=dt.date(2026, 1, 1), jobs=1)
+    pooled = validate_paths(paths, catalog, today=dt.date(2026, 1, 1), jobs=2)
+    assert len(alone.files) > 400 and len(alone.problems) >= 6
+    assert _outcome(pooled) == _outcome(alone)
+
+
+def test_the_cli_on_hundreds_of_files_reports_every_problem_once(project):
+    _broken_copies(project)
+    result = run_cli("validate", cwd=project)
+    assert result.code == 1
+    lines = [line for line in result.out.splitlines() if line.startswith("submissions/")]
+    assert len(lines) == len(set(lines)) >= 6
+    assert any("unclosed" in line or "does not parse" in line for line in lines)
+    assert sum("duplicate entry" in line for line in lines) == 2

@@ -58,6 +58,9 @@ def parquet_bytes(columns: list[str], rows: list[dict]) -> bytes:
     return sink.getvalue()
 
 
+DATABASE = "data/leaderboard.duckdb"
+
+
 def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) -> None:
     """data/results.{csv,parquet,json}, data/costs.csv and data/leaderboard.duckdb; `previous`
     is the site being replaced, whose DuckDB file is kept when its content is unchanged."""
@@ -68,22 +71,31 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
     site.write("data/results.parquet", parquet_bytes(columns, data.results))
     cost_rows = [{"entry_id": r["entry_id"], **r["costs"][tier], "tier": tier} for r in data.results for tier in TIERS]
     site.write("data/costs.csv", csv_text(COST_COLUMNS, cost_rows))
-    target = site.path("data/leaderboard.duckdb")
+    target = site.path(DATABASE)
     if store.is_url(db):
         _duckdb_copy(target, columns, data.results, cost_rows)
     else:
         shutil.copyfile(db, target)
-    if previous is not None:
-        keep_unchanged_database(target, previous / "data" / "leaderboard.duckdb")
+    _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None)
 
 
-def keep_unchanged_database(target: Path, previous: Path) -> None:
+def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | None) -> None:
     """DuckDB writes random identifiers into every new file, so the same data never gives the
     same bytes: when the previous site's file holds exactly the same tables and rows, ship
-    its bytes again, so a rebuild from unchanged input leaves the site byte-identical."""
+    its bytes again, so a rebuild from unchanged input leaves the site byte-identical. The
+    previous file's content hash comes from the page manifest when recorded there."""
+    if site.reuse is None or previous is None:
+        return
     try:
-        if previous.is_file() and database_digest(previous) == database_digest(target):
-            shutil.copyfile(previous, target)
+        content = database_digest(target)
+        key = f"database {content}"
+        if site.reuse.unchanged(DATABASE, key):
+            target.unlink()
+            site.keep(DATABASE)
+            return
+        if DATABASE not in site.reuse.old and previous.is_file() and database_digest(previous) == content:
+            shutil.copyfile(previous, target)  # no manifest (first rebuild, cache deleted): compare the files
+        site.reuse.record(DATABASE, key, target.read_bytes(), target)
     except (OSError, duckdb.Error):
         pass  # an unreadable previous file only means a new one is shipped
 

@@ -52,6 +52,19 @@ class Board:
     def title(self) -> str:
         return f"{self.benchmark['name']}, {self.round['name']}"
 
+    @property
+    def heading(self) -> dict:
+        """What a page about one of the board's results shows of the board: not its rows, so
+        that page is drawn again only when its own values change, not any row of its board."""
+        return {
+            "round": self.round,
+            "benchmark": self.benchmark,
+            "path": self.path,
+            "key": self.key,
+            "rank_metric": self.rank_metric,
+            "title": self.title,
+        }
+
 
 @dataclass
 class SiteData:
@@ -70,8 +83,8 @@ class SiteData:
         return max((r["date"] for r in self.results), default="1970-01-01")
 
 
-def _rows(db: str | Path, sql: str) -> list[dict]:
-    names, rows = store.run_query(db, sql)
+def _rows(query, sql: str) -> list[dict]:
+    names, rows = query(sql)
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
@@ -89,19 +102,24 @@ def accelerator_path(accelerator: str) -> str:
 
 def load(db: str | Path) -> SiteData:
     """Everything the site shows, in a stable order (the build must be deterministic)."""
-    rounds = _rows(db, "SELECT * FROM rounds ORDER BY kind = 'published', date DESC, id")
-    benchmarks = {b["id"]: b for b in _rows(db, "SELECT * FROM benchmarks ORDER BY id")}
-    accelerators = {a["id"]: a for a in _rows(db, "SELECT * FROM accelerators ORDER BY id")}
+    with store.reading(db) as query:
+        return _load(query)
+
+
+def _load(query) -> SiteData:
+    rounds = _rows(query, "SELECT * FROM rounds ORDER BY kind = 'published', date DESC, id")
+    benchmarks = {b["id"]: b for b in _rows(query, "SELECT * FROM benchmarks ORDER BY id")}
+    accelerators = {a["id"]: a for a in _rows(query, "SELECT * FROM accelerators ORDER BY id")}
     prices = _rows(
-        db, "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host"
+        query, "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host"
     )
-    rules = {(r["round"], r["benchmark"]): r for r in _rows(db, "SELECT * FROM benchmark_rounds")}
-    results = _rows(db, "SELECT * FROM results ORDER BY round, benchmark, division, rank, entry_id")
+    rules = {(r["round"], r["benchmark"]): r for r in _rows(query, "SELECT * FROM benchmark_rounds")}
+    results = _rows(query, "SELECT * FROM results ORDER BY round, benchmark, division, rank, entry_id")
     costs: dict[str, dict[str, dict]] = {}
-    for cost in _rows(db, "SELECT * FROM costs ORDER BY entry_id, tier"):
+    for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier"):
         costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
     docs = {c.name: c.comment or "" for c in store.results.columns}
-    names, _ = store.run_query(db, "SELECT * FROM results LIMIT 0")
+    names, _ = query("SELECT * FROM results LIMIT 0")
     columns = [(name, docs.get(name, "")) for name in names]
 
     for row in results:
@@ -113,10 +131,10 @@ def load(db: str | Path) -> SiteData:
         row["verified_note"] = None if row.get("verified") else NOT_VERIFIED
 
     boards = _boards(results, rounds, benchmarks, rules)
-    tables = {t for (t,) in store.run_query(db, "SELECT table_name FROM information_schema.tables")[1]}
+    tables = {t for (t,) in query("SELECT table_name FROM information_schema.tables")[1]}
     epoch = None
     if "epoch_cost_comparison" in tables:
-        epoch = _rows(db, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
+        epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
     return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
 
 

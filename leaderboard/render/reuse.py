@@ -1,12 +1,16 @@
 """Pages of the previous site reused by a rebuild: a page whose inputs (its template context,
 the code and templates) hash the same as last time is copied instead of drawn again.
 
-The manifest (.leaderboard-cache/site-pages.json) records each page's input hash and content
-hash; a page is reused only when the previous site's file still has that content hash.
+The manifest (.leaderboard-cache/site-pages.json) records each page's input hash, content
+hash and file identity (size, modification time, inode); a page is reused only when the
+previous site's file still has that identity, or else still has that content hash. A kept
+page is a hard link to the previous file, so it keeps its identity from build to build.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import orjson
@@ -68,22 +72,29 @@ class PageReuse:
             return f"{value.__module__}.{value.__qualname__}"
         raise TypeError(f"no stable text for {type(value).__name__}")
 
-    def reuse(self, relative: str, key: str) -> bytes | None:
-        """The previous site's bytes of the page, when its inputs and its content are unchanged."""
+    def unchanged(self, relative: str, key: str) -> bool:
+        """Whether the previous site's file of the page is what inputs hashing to `key` draw:
+        the inputs and the file are both as recorded."""
         recorded = self.old.get(relative)
-        if not isinstance(recorded, list) or len(recorded) != 2 or recorded[0] != key:
-            return None
+        if not isinstance(recorded, list) or len(recorded) != 3 or recorded[0] != key:
+            return False
+        path = self.previous / relative
         try:
-            content = (self.previous / relative).read_bytes()
+            if _identity(path) != recorded[2]:
+                if cache.digest(path.read_bytes()) != recorded[1]:
+                    return False
+                recorded = [key, recorded[1], _identity(path)]
         except OSError:
-            return None
-        if cache.digest(content) != recorded[1]:
-            return None
+            return False
         self.new[relative] = recorded
-        return content
+        return True
 
-    def record(self, relative: str, key: str, content: bytes) -> None:
-        self.new[relative] = [key, cache.digest(content)]
+    def record(self, relative: str, key: str, content: bytes, written: Path) -> None:
+        """A page drawn afresh: its key, its content's hash and the identity of the file written."""
+        try:
+            self.new[relative] = [key, cache.digest(content), _identity(written)]
+        except OSError:
+            pass
 
     def charts(self, stem: str, inputs: list) -> list[Chart] | None:
         """A division's chart specs as last drawn from the same rows (building them with
@@ -120,3 +131,12 @@ class PageReuse:
     def save(self) -> None:
         """Only once the new site is in place: the manifest describes the site beside it."""
         cache.write_json(self.manifest, {"pages": self.new, "charts": self.new_charts})
+
+
+def _identity(path: Path) -> list[int]:
+    """What changes when a file is written or replaced: size, modification time, inode.
+    Anything but a regular file (a link put in the site, say) is never reused."""
+    info = os.stat(path, follow_symlinks=False)
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(f"not a regular file: {path}")
+    return [info.st_size, info.st_mtime_ns, info.st_ino]

@@ -5,6 +5,7 @@ Pages are Jinja2 templates with autoescaping; the site works from file:// with n
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -16,7 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from leaderboard import atomic
-from leaderboard.cache import folder_beside
+from leaderboard.cache import digest, folder_beside
 from leaderboard.catalog import Catalog
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.render import charts as chart_specs
@@ -106,52 +107,54 @@ class SiteWriter:
             for rows in board.divisions.values()
             for i, row in enumerate(rows)
         }
-        self.folders: set[Path] = set()
+        self.folders: set[str] = set()
+        self.root = str(folder)
 
     def path(self, relative: str) -> Path:
-        parts = PurePosixPath(relative).parts
-        if not parts or relative.startswith("/") or any(part in ("..", "") for part in parts):
+        return Path(self.file(relative))
+
+    def file(self, relative: str) -> str:
+        """The file for a site-relative path, its folder created; never outside the site.
+        Plain strings: a path object per file is a noticeable part of a rebuild at scale."""
+        parts = relative.split("/")
+        if relative.startswith("/") or any(part in ("..", "", ".") for part in parts) or "\0" in relative:
             raise ValueError(f"refusing to write outside the site: {relative!r}")
-        target = self.folder.joinpath(*parts)
-        if target.parent not in self.folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self.folders.add(target.parent)
+        target = os.path.join(self.root, *parts)
+        folder = os.path.dirname(target)
+        if folder not in self.folders:
+            os.makedirs(folder, exist_ok=True)
+            self.folders.add(folder)
         return target
 
     def write(self, relative: str, content: str | bytes) -> None:
-        target = self.path(relative)
+        target = self.file(relative)
         if relative in self.linked:  # never write through a link into the previous site's file
-            target.unlink()
+            os.unlink(target)
             self.linked.discard(relative)
-        if isinstance(content, str):
-            target.write_text(content, encoding="utf-8", newline="\n")
-        else:
-            target.write_bytes(content)
+        with open(target, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
 
-    def keep(self, relative: str, content: bytes) -> None:
-        """Put the previous site's file, whose bytes are `content`, in the new site: a hard link
-        (the previous site is never written to, and creating files is what a build waits on),
-        else a copy."""
-        source = self.previous / relative if self.previous is not None else None
-        target = self.path(relative)
+    def keep(self, relative: str) -> None:
+        """Put the previous site's file (a regular file: PageReuse checked) in the new site: a
+        hard link (the previous site is never written to, and creating files is what a build
+        waits on), else a copy."""
+        source = os.path.join(self.previous, relative)
+        target = self.file(relative)
         try:
-            if source is None or not stat.S_ISREG(os.lstat(source).st_mode):
-                raise OSError  # a link or anything odd in the previous site: write our own bytes
             os.link(source, target, follow_symlinks=False)
             self.linked.add(relative)
         except OSError:
-            self.write(relative, content)
+            shutil.copyfile(source, target, follow_symlinks=False)
 
     def copy(self, relative: str, content: bytes) -> None:
         """A file of the given bytes: the previous site's one when it holds exactly these."""
-        if self.previous is not None:
-            try:
-                if (self.previous / relative).read_bytes() == content:
-                    self.keep(relative, content)
-                    return
-            except OSError:
-                pass
+        key = f"copy {digest(content)}"
+        if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
+            self.keep(relative)
+            return
         self.write(relative, content)
+        if self.reuse is not None:
+            self.reuse.record(relative, key, content, self.file(relative))
 
     def page(self, relative: str, template: str, **context: object) -> None:
         context = {
@@ -166,15 +169,13 @@ class SiteWriter:
             # Site-wide values every page shows are hashed once, not once a page.
             shared = {"rounds": self.data.rounds, "columns": self.data.columns}
             key = self.reuse.key(relative, template, context, shared)
-        if key is not None:
-            previous = self.reuse.reuse(relative, key)
-            if previous is not None:
-                self.keep(relative, previous)
-                return
-        html = self.env.get_template(template).render(**context)
+        if key is not None and self.previous is not None and self.reuse.unchanged(relative, key):
+            self.keep(relative)
+            return
+        html = self.env.get_template(template).render(**context).encode("utf-8")
         self.write(relative, html)
         if key is not None:
-            self.reuse.record(relative, key, html.encode("utf-8"))
+            self.reuse.record(relative, key, html, self.file(relative))
 
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it."""
@@ -213,6 +214,7 @@ def render_site(
 def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Path) -> None:
     data = site.data
     project = Path(project).resolve() if project is not None else None
+    _real_folder.cache_clear()  # folders may have changed since the last build in this process
     for asset in sorted(STATIC.iterdir()):
         site.write(f"static/{asset.name}", asset.read_bytes())
     site.write("static/vega.js", chart_specs.javascript_bundle())
@@ -240,7 +242,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         boards=data.boards,
         records=model.records,
         accelerators=_used_accelerators(data),
-        submitters=_submitters(data),
+        submitters=[_without_rows(s) for s in _submitters(data)],
     )
     downloads.write_all(site, db, previous)
     site.write(
@@ -354,17 +356,17 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
     accelerator = data.accelerators.get(row["accelerator"], {})
     source_text, submission_copy = None, None
     if project is not None:
-        source = (project / row["file"]).resolve()
-        if source.is_file() and source.is_relative_to(project):
-            source_text = source.read_text(encoding="utf-8", errors="replace")
+        content = _project_file_bytes(project, row["file"])
+        if content is not None:
+            source_text = content.decode("utf-8", errors="replace")
             submission_copy = f"data/{row['file']}"
-            site.copy(submission_copy, source.read_bytes())
+            site.copy(submission_copy, content)
     page = site.positions[row["entry_id"]] // site.page_rows
     site.page(
         row["path"],
         "entry.html",
         row=row,
-        board=board,
+        board=board.heading,
         board_page=board_page_path(board, page),
         division_size=len(division_rows),
         accelerator=accelerator,
@@ -373,6 +375,29 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         submission_copy=submission_copy,
         per_unit=_chips_per_unit(row, accelerator),
     )
+
+
+def _project_file_bytes(project: Path, relative: str) -> bytes | None:
+    """The bytes of a regular file inside `project` (resolved), never through a link and
+    never outside it (a database from elsewhere may name any path); None otherwise."""
+    source = os.path.join(project, relative)
+    folder = _real_folder(os.path.dirname(source))
+    if folder != str(project) and not folder.startswith(str(project) + os.sep):
+        return None
+    try:
+        handle = os.open(os.path.join(folder, os.path.basename(source)), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        return file.read()
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    """A folder's real path: resolved once per folder, not once per file."""
+    return os.path.realpath(folder)
 
 
 def _chips_per_unit(row: dict, accelerator: dict) -> float | None:
@@ -415,12 +440,22 @@ def _used_accelerators(data: SiteData) -> list[dict]:
 
 
 def _submitters(data: SiteData) -> list[dict]:
+    """Each submitter's names, page, number of results and (under "rows", for grouping) results."""
     by_path: dict[str, dict] = {}
     for row in data.results:
         entry = by_path.setdefault(row["submitter_path"], {"names": set(), "path": row["submitter_path"], "rows": []})
         entry["names"].add(row["submitter"])
         entry["rows"].append(row)
-    return [{**s, "names": sorted(s["names"])} for s in sorted(by_path.values(), key=lambda s: s["path"])]
+    return [
+        {**s, "names": sorted(s["names"]), "count": len(s["rows"])}
+        for s in sorted(by_path.values(), key=lambda s: s["path"])
+    ]
+
+
+def _without_rows(submitter: dict) -> dict:
+    """What a page shows of a submitter: its rows are drawn in groups, and hashing them all
+    again for every page that names the submitter is a noticeable part of a rebuild."""
+    return {k: v for k, v in submitter.items() if k != "rows"}
 
 
 def _accelerator_pages(site: SiteWriter) -> None:
@@ -436,7 +471,10 @@ def _accelerator_pages(site: SiteWriter) -> None:
 def _submitter_pages(site: SiteWriter) -> None:
     for submitter in _submitters(site.data):
         site.page(
-            submitter["path"], "submitter.html", submitter=submitter, groups=_grouped(submitter["rows"], site.data)
+            submitter["path"],
+            "submitter.html",
+            submitter=_without_rows(submitter),
+            groups=_grouped(submitter["rows"], site.data),
         )
 
 
