@@ -143,7 +143,7 @@ def validate_paths(
             keys[path] = key
         pending.append(path)
     to_check = [item for item in pending if isinstance(item, Path)]
-    checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick)))
+    checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick), strict=True))
     seen: dict[tuple, Entry] = {}
     for item in pending:
         if isinstance(item, Entry):

@@ -10,7 +10,7 @@ import json
 import os
 import shutil
 import stat
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
