@@ -4,9 +4,7 @@ the compare page loads on demand (a <script> works from file://, where fetch() d
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import shutil
 from pathlib import Path
@@ -16,6 +14,7 @@ import duckdb
 
 from leaderboard import store
 from leaderboard.normalize import TIERS
+from leaderboard.render.model import RESULT_ORDER
 
 if TYPE_CHECKING:
     from leaderboard.render.model import Board
@@ -24,71 +23,129 @@ if TYPE_CHECKING:
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 COST_COLUMNS = [c.name for c in store.cost_table.columns]
-
-
-def neutralize(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula, prefixed with ' so it stays text."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def csv_text(columns: list[str], rows: list[dict]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if row[c] is None else neutralize(row[c]) for c in columns])
-    return out.getvalue()
-
-
-def json_text(columns: list[str], rows: list[dict]) -> str:
-    """A JSON array of objects, one result per line (diffs stay readable)."""
-    lines = [json.dumps({c: row[c] for c in columns}, ensure_ascii=False) for row in rows]
-    return "[\n" + ",\n".join(lines) + "\n]\n"
-
-
-def parquet_bytes(columns: list[str], rows: list[dict]) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pydict({c: [row[c] for row in rows] for c in columns})
-    sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd")
-    return sink.getvalue()
-
-
 DATABASE = "data/leaderboard.duckdb"
 
 
 def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) -> None:
     """data/results.{csv,parquet,json}, data/costs.csv and data/leaderboard.duckdb; `previous`
-    is the site being replaced, whose DuckDB file is kept when its content is unchanged."""
-    data = site.data
-    columns = [name for name, _ in data.columns]
-    site.write("data/results.csv", csv_text(columns, data.results))
-    site.write("data/results.json", json_text(columns, data.results))
-    site.write("data/results.parquet", parquet_bytes(columns, data.results))
-    cost_rows = [{"entry_id": r["entry_id"], **r["costs"][tier], "tier": tier} for r in data.results for tier in TIERS]
-    site.write("data/costs.csv", csv_text(COST_COLUMNS, cost_rows))
+    is the site being replaced, whose DuckDB file is kept when its content is unchanged.
+
+    The files are exported from the site's DuckDB file by DuckDB's own writers: no Python
+    object per value, so the step stays short at 100,000 results."""
     target = site.path(DATABASE)
     if store.is_url(db):
+        data = site.data
+        columns = [name for name, _ in data.columns]
+        cost_rows = [
+            {"entry_id": r["entry_id"], **r["costs"][tier], "tier": tier} for r in data.results for tier in TIERS
+        ]
         _duckdb_copy(target, columns, data.results, cost_rows)
     else:
         shutil.copyfile(db, target)
-    _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None)
+    with duckdb.connect() as connection:
+        connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
+        try:
+            _export(connection, site, [name for name, _ in site.data.columns])
+            content = _digest(connection, "site_copy")
+        finally:
+            connection.execute("DETACH site_copy")
+    _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None, content)
 
 
-def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | None) -> None:
+def _literal(value: object) -> str:
+    """A SQL string literal (for the file names of ATTACH and COPY, which take no parameters)."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _neutralized(expression: str, kind: str, name: str) -> str:
+    """A select item `expression AS name`; text a spreadsheet would run as a formula gets a ' in front."""
+    if kind != "VARCHAR":
+        return f"{expression} AS {_identifier(name)}"
+    starts = ", ".join(_literal(c) for c in FORMULA_STARTS)
+    quoted = _literal("'")
+    return (
+        f"CASE WHEN left({expression}, 1) IN ({starts}) THEN {quoted} || {expression} ELSE {expression} END "
+        f"AS {_identifier(name)}"
+    )
+
+
+def _kinds(connection: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    return dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE site_copy.{table})").fetchall())
+
+
+def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: list[str]) -> None:
+    kinds = _kinds(connection, "results")
+    order = ", ".join(RESULT_ORDER)
+    plain = f"SELECT {', '.join(map(_identifier, columns))} FROM site_copy.results ORDER BY {order}"
+    as_text = ", ".join(_neutralized(_identifier(c), kinds[c], c) for c in columns)
+    copies = {
+        "data/results.csv": (f"SELECT {as_text} FROM site_copy.results ORDER BY {order}", "HEADER, DELIMITER ','"),
+        "data/results.json": (plain, "FORMAT JSON, ARRAY true"),
+        "data/results.parquet": (plain, "FORMAT PARQUET, COMPRESSION ZSTD"),
+        "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
+    }
+    for relative, (query, options) in copies.items():
+        connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+
+
+def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
+    """Every result x every tier, in the site's order; a tier without a cost row says so."""
+    kinds = _kinds(connection, "costs")
+    tiers = ", ".join(f"({_literal(tier)}, {i})" for i, tier in enumerate(TIERS))
+    expressions = {
+        "entry_id": "r.entry_id",
+        "tier": "t.tier",
+        "note": "CASE WHEN c.entry_id IS NULL THEN 'no cost computed' ELSE c.note END",
+    }
+    items = [_neutralized(expressions.get(c, f"c.{_identifier(c)}"), kinds[c], c) for c in COST_COLUMNS]
+    order = ", ".join(f"r.{c}" for c in RESULT_ORDER)
+    return (
+        f"SELECT {', '.join(items)} FROM site_copy.results r CROSS JOIN (VALUES {tiers}) t(tier, position) "
+        f"LEFT JOIN site_copy.costs c ON c.entry_id = r.entry_id AND c.tier = t.tier ORDER BY {order}, t.position"
+    )
+
+
+def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
+    """A hash of every table of an attached database: names, columns, types and rows (each row
+    as JSON, sorted), computed by DuckDB."""
+    digest = hashlib.sha256()
+    tables = connection.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? ORDER BY table_name", [database]
+    ).fetchall()
+    for (table,) in tables:
+        name = f"{_identifier(database)}.{_identifier(table)}"
+        columns = connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE {name})").fetchall()
+        count, rows = connection.execute(
+            "SELECT count(*), sha256(coalesce(string_agg(j, chr(10) ORDER BY j), '')) "
+            f"FROM (SELECT to_json(t)::VARCHAR AS j FROM {name} t)"
+        ).fetchone()
+        digest.update(json.dumps([table, columns, count, rows]).encode())
+    return digest.hexdigest()
+
+
+def database_digest(path: Path) -> str:
+    """A hash of every table of a DuckDB file (see _digest)."""
+    with duckdb.connect() as connection:
+        connection.execute(f"ATTACH {_literal(path)} AS digested (READ_ONLY)")
+        try:
+            return _digest(connection, "digested")
+        finally:
+            connection.execute("DETACH digested")
+
+
+def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | None, content: str) -> None:
     """DuckDB writes random identifiers into every new file, so the same data never gives the
     same bytes: when the previous site's file holds exactly the same tables and rows, ship
     its bytes again, so a rebuild from unchanged input leaves the site byte-identical. The
     previous file's content hash comes from the page manifest when recorded there."""
     if site.reuse is None or previous is None:
         return
+    key = f"database {content}"
     try:
-        content = database_digest(target)
-        key = f"database {content}"
         if site.reuse.unchanged(DATABASE, key):
             target.unlink()
             site.keep(DATABASE)
@@ -98,21 +155,6 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         site.reuse.record(DATABASE, key, target.read_bytes(), target)
     except (OSError, duckdb.Error):
         pass  # an unreadable previous file only means a new one is shipped
-
-
-def database_digest(path: Path) -> str:
-    """A hash of every table of a DuckDB file: names, columns, types and rows (in sorted order)."""
-    digest = hashlib.sha256()
-    with duckdb.connect(str(path), read_only=True) as connection:
-        tables = connection.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
-        ).fetchall()
-        for (table,) in tables:
-            cursor = connection.execute(f'SELECT * FROM "{table}"')
-            columns = [(d[0], str(d[1])) for d in cursor.description]
-            rows = sorted(repr(row) for row in cursor.fetchall())
-            digest.update(json.dumps([table, columns, rows]).encode())
-    return digest.hexdigest()
 
 
 def _duckdb_copy(target: Path, columns: list[str], results: list[dict], cost_rows: list[dict]) -> None:

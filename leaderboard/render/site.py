@@ -6,6 +6,7 @@ Pages are Jinja2 templates with autoescaping; the site works from file:// with n
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import shutil
@@ -196,7 +197,14 @@ def render_site(
     """Write the whole site for database `db` into `out`; `project` is the folder submission
     paths are relative to (for copies of the submission files). All or nothing."""
     data = model.load(db)
-    out = Path(out)
+    gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
+    try:
+        _render_site(data, db, Path(out), catalog, project, page_rows)
+    finally:
+        gc.unfreeze()
+
+
+def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int) -> None:
     chart_specs.use_cache_beside(out)
     staging = atomic.staging_dir(out)
     writer = SiteWriter(staging, environment(), data, page_rows)
@@ -220,6 +228,18 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     site.write("static/vega.js", chart_specs.javascript_bundle())
     colours = chart_specs.colour_scale([a["name"] for a in data.accelerators.values()])
 
+    _render_pages(site, project, colours)
+    for board in data.boards:
+        site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
+    downloads.write_all(site, db, previous)
+    site.write(
+        "feed.xml",
+        site.env.get_template("feed.xml").render(root="", newest_date=data.newest_date, items=_feed_items(data)),
+    )
+
+
+def _render_pages(site: SiteWriter, project: Path | None, colours) -> None:
+    data = site.data
     for board in data.boards:
         _board_page(site, board, colours)
     for round_ in data.rounds:
@@ -234,8 +254,6 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         boards=data.boards,
         board_files={b.key: f"data/boards/{b.key}.js" for b in data.boards},
     )
-    for board in data.boards:
-        site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
     site.page(
         "index.html",
         "index.html",
@@ -243,11 +261,6 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         records=model.records,
         accelerators=_used_accelerators(data),
         submitters=[_without_rows(s) for s in _submitters(data)],
-    )
-    downloads.write_all(site, db, previous)
-    site.write(
-        "feed.xml",
-        site.env.get_template("feed.xml").render(root="", newest_date=data.newest_date, items=_feed_items(data)),
     )
 
 
