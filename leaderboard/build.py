@@ -14,6 +14,7 @@ from pathlib import Path
 
 from leaderboard import store
 from leaderboard.cache import folder_beside
+from leaderboard.memory import release_freed_memory
 from leaderboard.problems import Problem
 from leaderboard.validate import ValidationResult, validate_paths
 
@@ -105,12 +106,15 @@ def _build(submissions, catalog, db, out, progress) -> BuildResult:
         return outcome
     base = submissions.resolve().parent
     rows, cost_rows = store.result_rows(validation.entries, validation.catalog, base=base)
+    # The rows hold what the database needs, and the site reads the database back: neither
+    # the entries nor the rows stay in memory beside what comes next (at 100,000 results,
+    # each is half a gigabyte). The entries' count stays in outcome.entries.
+    validation.entries = []
+    release_freed_memory()
     store.write_database(db, validation.catalog, rows, cost_rows)
     outcome.db, outcome.entries = str(db), len(rows)
-    # The site reads the database back: what was stored need not stay in memory beside it
-    # (at 100,000 results, a gigabyte). The entries are released too; their count stays.
     del rows, cost_rows
-    validation.entries = []
+    release_freed_memory()
     if out is not None:
         from leaderboard.render.site import render_site
 

@@ -525,3 +525,32 @@ def test_the_cli_on_hundreds_of_files_reports_every_problem_once(project):
     assert len(lines) == len(set(lines)) >= 6
     assert any("unclosed" in line or "does not parse" in line for line in lines)
     assert sum("duplicate entry" in line for line in lines) == 2
+
+
+def test_files_come_in_the_order_of_their_path_parts(tmp_path):
+    """'a-b/x' sorts after 'a/x' part by part (as paths compare), though '-' < '/' as text:
+    the order decides which of two duplicates is named first."""
+    from leaderboard.validate import iter_files
+
+    names = ["a/x.yaml", "a-b/x.yaml", "a.b/y.yml", "a/b/z.json", "A/x.yaml", "a/x.txt", "ab/c.YAML"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x: 1\n")
+    found = [path for path, problem in iter_files([tmp_path]) if problem is None]
+    expected = sorted(tmp_path / name for name in names if not name.endswith(".txt"))
+    assert found == expected
+
+
+def test_a_closed_output_pipe_ends_the_command_quietly(project):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        f"{sys.executable} -m leaderboard validate --format json | head -c 1",
+        shell=True,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.stdout == "{" and "Traceback" not in result.stderr

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from leaderboard import store
+from leaderboard.cache import folder_beside
 from leaderboard.normalize import TIERS
 from leaderboard.render.model import RESULT_ORDER
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 COST_COLUMNS = [c.name for c in store.cost_table.columns]
 DATABASE = "data/leaderboard.duckdb"
+# Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
+# for it. Beyond the limit it spills to a folder in the build's cache.
+EXPORT_MEMORY = "512MB"
 
 
 def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) -> None:
@@ -42,7 +46,9 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
         _duckdb_copy(target, columns, data.results, cost_rows)
     else:
         shutil.copyfile(db, target)
-    with duckdb.connect() as connection:
+    spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
+    config = {"memory_limit": EXPORT_MEMORY, "temp_directory": str(spill)}
+    with duckdb.connect(config=config) as connection:
         connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
         try:
             _export(connection, site, [name for name, _ in site.data.columns])
@@ -110,8 +116,8 @@ def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
 
 
 def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
-    """A hash of every table of an attached database: names, columns, types and rows (each row
-    as JSON, sorted), computed by DuckDB."""
+    """A hash of every table of an attached database: names, columns, types and rows (the
+    hashes of the rows as JSON, sorted), computed by DuckDB."""
     digest = hashlib.sha256()
     tables = connection.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? ORDER BY table_name", [database]
@@ -119,9 +125,10 @@ def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
     for (table,) in tables:
         name = f"{_identifier(database)}.{_identifier(table)}"
         columns = connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE {name})").fetchall()
+        # Each row's hash, then the hash of them all in order: never one string of every row.
         count, rows = connection.execute(
-            "SELECT count(*), sha256(coalesce(string_agg(j, chr(10) ORDER BY j), '')) "
-            f"FROM (SELECT to_json(t)::VARCHAR AS j FROM {name} t)"
+            "SELECT count(*), sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
+            f"FROM (SELECT sha256(to_json(t)::VARCHAR) AS h FROM {name} t)"
         ).fetchone()
         digest.update(json.dumps([table, columns, count, rows]).encode())
     return digest.hexdigest()
