@@ -41,7 +41,7 @@ class Measure:
 def measure(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
     """Wall time of `command`, and its peak memory: the largest total proportional set size
     (PSS) of the process and all its descendants (worker processes included, shared pages
-    counted once), sampled every 20 ms, or the process's own maximum resident set size when
+    counted once), sampled every 50 ms, or the process's own maximum resident set size when
     that is larger (a peak shorter than a sample)."""
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -51,7 +51,7 @@ def measure(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
     done = threading.Event()
 
     def sample() -> None:
-        while not done.wait(0.02):
+        while not done.wait(0.05):
             peak[0] = max(peak[0], tree_pss_kib(process.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -131,6 +131,12 @@ QUERY = (
 )
 
 
+def warm(folder: Path) -> None:
+    """Read every submission once, so no tool is timed reading the disk for another."""
+    for path in (folder / "submissions").rglob("*.yaml"):
+        path.read_bytes()
+
+
 def files_list(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in (folder / "submissions").rglob("*.yaml"))
 
@@ -141,9 +147,10 @@ def run(sizes: list[int]) -> list[dict]:
     for n in sizes:
         folder = project(n)
         print(f"N = {n:,}", file=sys.stderr)
-        ours = measure([PYTHON, "-m", "leaderboard", "validate", "-q", "submissions"], folder)
         listing = WORK / f"files-{n}.txt"
         listing.write_text("\0".join(files_list(folder)))
+        warm(folder)  # both tools start from the same warm page cache
+        ours = measure([PYTHON, "-m", "leaderboard", "validate", "-q", "submissions"], folder)
         theirs = measure(
             [
                 "sh",
@@ -251,7 +258,7 @@ def report(rows: list[dict], imports: dict | None) -> str:
         "",
         "Measured by `make bench` (benchmarks/run.py), every step in its own process, side by side in one run.",
         "Peak memory: the largest total PSS of the step's process and its worker processes (sampled every",
-        "20 ms), or the process's own maximum RSS when that is larger. Synthetic submissions from",
+        "50 ms), or the process's own maximum RSS when that is larger. Synthetic submissions from",
         "benchmarks/generate.py (seeded); each build step starts with no previous site, database or cache.",
         "",
         "| N | validate | check-jsonschema | ratio | build database | build site | `leaderboard build` | query | largest HTML page |",

@@ -87,12 +87,15 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) 
     Prints every problem as path:line:col: $.json.path: message (hint). Exit 0 when all
     files are valid, 1 otherwise.
     """
-    from leaderboard.validate import validate_paths
+    from leaderboard.validate import CheckFailed, validate_paths
 
     targets = list(paths) or [Path("submissions"), catalog_dir]
-    with _progress(quiet) as progress:
-        tick = progress("validating", None) if progress else None
-        result = validate_paths(targets, catalog_dir, progress=tick)
+    try:
+        with _progress(quiet) as progress:
+            tick = progress("validating", None) if progress else None
+            result = validate_paths(targets, catalog_dir, progress=tick)
+    except CheckFailed as error:
+        raise Failure(str(error)) from None
     if fmt == "json":
         click.echo(
             json.dumps(
@@ -128,11 +131,12 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, quiet: bool)
     if not submissions.is_dir():
         raise Failure(f"no submissions folder at {submissions}")
     from leaderboard.build import BuildLocked
+    from leaderboard.validate import CheckFailed
 
     try:
         with _progress(quiet) as progress:
             outcome = run_build(submissions, catalog_dir, db, out, progress=progress)
-    except BuildLocked as error:
+    except (BuildLocked, CheckFailed) as error:
         raise Failure(str(error)) from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")

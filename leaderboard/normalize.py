@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from leaderboard.catalog import Accelerator, Price
@@ -96,12 +96,18 @@ class Cost:
 
 
 def costs(
-    prices: Sequence[Price], accelerator: Accelerator, chip_count: float, hours_of_chips: float, date: str
+    prices: Sequence[Price],
+    accelerator: Accelerator,
+    chip_count: float,
+    hours_of_chips: float,
+    date: str,
+    choose: Callable[[Sequence[Price], Accelerator, str, str], PriceChoice | None] = price_in_force,
 ) -> list[Cost]:
-    """The cost of one result for every tier; a tier without a price gets cost None and a reason."""
+    """The cost of one result for every tier; a tier without a price gets cost None and a reason.
+    `choose` picks the price in force (price_in_force, or a memo of it for many results)."""
     result = []
     for tier in TIERS:
-        choice = price_in_force(prices, accelerator, tier, date)
+        choice = choose(prices, accelerator, tier, date)
         if choice is None:
             reason = accelerator.no_price_reason or f"no {tier} price for {accelerator.name} in the catalog"
             result.append(Cost(tier, None, None, None, None, None, reason))

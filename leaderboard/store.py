@@ -19,7 +19,15 @@ import sqlalchemy as sa
 
 from leaderboard.catalog import Catalog
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
-from leaderboard.normalize import DEFAULT_TIER, chip_hours, chips, competition_ranks, costs
+from leaderboard.normalize import (
+    DEFAULT_TIER,
+    PriceChoice,
+    chip_hours,
+    chips,
+    competition_ranks,
+    costs,
+    price_in_force,
+)
 from leaderboard.validate import Entry
 
 metadata = sa.MetaData()
@@ -212,6 +220,15 @@ def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = 
     for price in catalog.prices:
         prices_of.setdefault(price.accelerator, []).append(price)
     base = base.resolve() if base is not None else None
+    # The price in force depends only on accelerator, tier and date, which results share.
+    chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
+
+    def choose(prices, accelerator, tier, date):
+        key = (accelerator.id, tier, date)
+        if key not in chosen:
+            chosen[key] = price_in_force(prices, accelerator, tier, date)
+        return chosen[key]
+
     for entry in entries:
         data = entry.data
         system, result, source = data["system"], data["result"], data["source"]
@@ -221,7 +238,7 @@ def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = 
         unit = system.get("unit", "chip")
         n_chips = chips(system["count"], unit, accelerator)
         hours = chip_hours(n_chips, result["minutes"])
-        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"])
+        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"], choose)
         default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
         for cost in entry_costs:
             cost_rows.append({"entry_id": entry.entry_id, **vars(cost)})  # its fields, as asdict() but flat and fast

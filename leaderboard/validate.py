@@ -115,6 +115,10 @@ def _link_problem(path: Path, root: Path) -> Problem | None:
     return None
 
 
+class CheckFailed(RuntimeError):
+    """The files could not all be checked (a worker process died)."""
+
+
 PARALLEL_FROM = 400  # files to check; below this a pool of workers costs more than it saves
 
 
@@ -234,13 +238,21 @@ def _check_all(
             tick(1)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork")
     chunk = max(1, min(256, len(paths) // (workers * 8)))
-    with context.Pool(workers, initializer=_start_worker, initargs=(catalog, today)) as pool:
-        for outcome in pool.imap(_check_in_worker, paths, chunksize=chunk):
-            yield outcome
-            tick(1)
+    # A worker that dies (killed for memory, say) breaks the pool: an error, never a hang.
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(catalog, today)) as pool:
+        try:
+            for outcome in pool.map(_check_in_worker, paths, chunksize=chunk):
+                yield outcome
+                tick(1)
+        except BrokenProcessPool:
+            raise CheckFailed(
+                "a worker process checking the files died before it finished (out of memory, or killed)"
+            ) from None
 
 
 def _available_cpus() -> int:

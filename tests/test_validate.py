@@ -554,3 +554,22 @@ def test_a_closed_output_pipe_ends_the_command_quietly(project):
         timeout=300,
     )
     assert result.stdout == "{" and "Traceback" not in result.stderr
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(project, monkeypatch):
+    import sys
+
+    from leaderboard.validate import CheckFailed
+
+    validate_module = sys.modules["leaderboard.validate"]  # the package's `validate` is the function
+    checked = validate_module._check_one
+    victim = sorted((project / "submissions").rglob("*.yaml"))[100]
+
+    def dies_on_one(path, catalog, today):
+        if path == victim:
+            os._exit(9)  # as a worker killed for memory would
+        return checked(path, catalog, today)
+
+    monkeypatch.setattr(validate_module, "_check_one", dies_on_one)
+    with pytest.raises(CheckFailed, match="worker process"):
+        validate_paths([project / "submissions"], project / "catalog", jobs=2)
