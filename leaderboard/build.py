@@ -21,6 +21,9 @@ from leaderboard.validate import ValidationResult, validate_paths
 
 @dataclass
 class BuildResult:
+    """What a build did. Once the database is written, validation.entries is emptied (the
+    database holds them; at 100,000 results they are half a gigabyte); `entries` keeps the count."""
+
     validation: ValidationResult
     db: str | None = None
     site: Path | None = None
