@@ -17,6 +17,10 @@ import click
 from leaderboard.problems import Problem
 
 DEFAULT_DB = "leaderboard.duckdb"
+# The --catalog option of the commands that read the catalog.
+CATALOG = click.option(
+    "--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path)
+)
 
 
 class Failure(click.ClickException):
@@ -117,7 +121,7 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) 
 
 @main.command()
 @click.option("--submissions", default="submissions", show_default=True, type=click.Path(path_type=Path))
-@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@CATALOG
 @click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB file, or a SQLAlchemy URL.")
 @click.option("--out", default="site", show_default=True, type=click.Path(path_type=Path), help="Site folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -196,7 +200,7 @@ def query(sql: str, db: str, fmt: str) -> None:
 @click.option("--quality-target", type=float, help="Target trained to (default: the round's closed target).")
 @click.option("--source-url", help="Where the result was published (http or https).")
 @click.option("--submissions", default="submissions", show_default=True, type=click.Path(path_type=Path))
-@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@CATALOG
 @click.option("--no-input", is_flag=True, help="Never prompt: every required value comes from flags.")
 def new(
     round_id,
@@ -376,7 +380,7 @@ def import_prices(csv_file: Path, catalog_dir: Path) -> None:
     type=click.Path(path_type=Path),
     help="Folder of the published round.",
 )
-@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@CATALOG
 @click.option("--list-skipped", is_flag=True, help="Also list every row not written, with its reason.")
 def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: bool) -> None:
     """Import Epoch AI's notable-models database as published training runs.
@@ -406,7 +410,7 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
     type=click.Path(path_type=Path),
     help="Submissions folder: entries go to OUT/<round>/<submitter>/.",
 )
-@click.option("--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path))
+@CATALOG
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def import_mlperf(source: Path, round_id: str, out: Path, catalog_dir: Path, quiet: bool) -> None:
     """Score an MLPerf Training results tree from its raw logs, one entry per result.

@@ -425,22 +425,18 @@ def report_lines(result: EpochImport, out: Path) -> list[str]:
     if result.skipped:
         lines.append(f"{len(result.skipped)} rows not written:")
         lines += [f"  {count:4d}  {kind}" for kind, count in result.skipped_by_reason().items()]
-    same = [o for o in result.overlaps if o.same_run]
-    if same:
-        lines.append(f"{len(same)} rows already entered by hand (the hand-typed file is kept):")
-        for o in same:
-            lines.append(
-                f"  row {o.row} {o.model!r} = {o.hand_file}: "
+    for same_run, heading, sign in (
+        (True, "rows already entered by hand (the hand-typed file is kept):", "="),
+        (False, "rows name a model that a hand-typed file has from another run (both kept):", "~"),
+    ):
+        overlaps = [o for o in result.overlaps if o.same_run == same_run]
+        if overlaps:
+            lines.append(f"{len(overlaps)} {heading}")
+            lines += [
+                f"  row {o.row} {o.model!r} {sign} {o.hand_file}: "
                 + ("; ".join(o.differences) if o.differences else "they agree")
-            )
-    related = [o for o in result.overlaps if not o.same_run]
-    if related:
-        lines.append(f"{len(related)} rows name a model that a hand-typed file has from another run (both kept):")
-        for o in related:
-            lines.append(
-                f"  row {o.row} {o.model!r} ~ {o.hand_file}: "
-                + ("; ".join(o.differences) if o.differences else "they agree")
-            )
+                for o in overlaps
+            ]
     if result.stale:
         lines.append(f"{len(result.stale)} imported files are no longer produced by this CSV (left in place):")
         lines += [f"  {out / p}" for p in result.stale]

@@ -80,19 +80,21 @@ class PageReuse:
             return False
         path = self.previous / relative
         try:
-            if _identity(path) != recorded[2]:
+            identity = _identity(path)
+            if identity != recorded[2]:
                 if cache.digest(path.read_bytes()) != recorded[1]:
                     return False
-                recorded = [key, recorded[1], _identity(path)]
+                recorded = [key, recorded[1], identity]
         except OSError:
             return False
         self.new[relative] = recorded
         return True
 
-    def record(self, relative: str, key: str, content: bytes, written: Path) -> None:
-        """A page drawn afresh: its key, its content's hash and the identity of the file written."""
+    def record(self, relative: str, key: str, content: bytes, written: Path, content_digest: str | None = None) -> None:
+        """A page drawn afresh: its key, its content's hash (`content_digest` when already
+        known) and the identity of the file written."""
         try:
-            self.new[relative] = [key, cache.digest(content), _identity(written)]
+            self.new[relative] = [key, content_digest or cache.digest(content), _identity(written)]
         except OSError:
             pass
 

@@ -149,13 +149,14 @@ class SiteWriter:
 
     def copy(self, relative: str, content: bytes) -> None:
         """A file of the given bytes: the previous site's one when it holds exactly these."""
-        key = f"copy {digest(content)}"
+        content_digest = digest(content)
+        key = f"copy {content_digest}"
         if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
             return
         self.write(relative, content)
         if self.reuse is not None:
-            self.reuse.record(relative, key, content, self.file(relative))
+            self.reuse.record(relative, key, content, self.file(relative), content_digest)
 
     def page(self, relative: str, template: str, **context: object) -> None:
         context = {
