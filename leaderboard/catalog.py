@@ -29,6 +29,14 @@ class Round:
     date: str
     url: str
     results_repository: str | None = None
+    log_format: str | None = None  # MLPerf: mllog | mll | mlpv0.5
+    layout: str | None = None  # MLPerf: org-systems | v0.5-entries
+    benchmark_folders: dict[str, str] = field(default_factory=dict)  # results folder -> benchmark id
+    rules_source: str | None = None
+
+    def benchmark_of_folder(self, folder: str) -> str:
+        """The benchmark a results folder holds in this round (`ssd` is RetinaNet from v2.0)."""
+        return self.benchmark_folders.get(folder, folder)
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,7 @@ class RoundRules:
     drop_fastest: int
     drop_slowest: int
     extra_targets: dict[str, float] = field(default_factory=dict)
+    batch_size_targets: tuple[tuple[float, float], ...] = ()  # (from global batch size, quality target)
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,8 @@ class Benchmark:
     dataset: str | None = None
     reference_model: str | None = None
     log_metric: str | None = None
+    replaces: str | None = None
+    extra_directions: dict[str, str] = field(default_factory=dict)
     rounds: dict[str, RoundRules] = field(default_factory=dict)
 
 
@@ -101,17 +112,21 @@ class Catalog:
     price_index: PriceIndex | None = None
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
 
     def accelerator_by_alias(self, name: str) -> Accelerator | None:
-        wanted = _alias_key(name)
-        for accelerator in self.accelerators.values():
-            if wanted == _alias_key(accelerator.id) or any(wanted == _alias_key(a) for a in accelerator.aliases):
-                return accelerator
-        return None
+        if self._by_alias is None:
+            self._by_alias = {}
+            for accelerator in self.accelerators.values():
+                for alias in (accelerator.id, *accelerator.aliases):
+                    self._by_alias.setdefault(_alias_key(alias), accelerator)
+        return self._by_alias.get(_alias_key(name))
 
 
 def _alias_key(name: str) -> str:
-    return " ".join(name.casefold().split())
+    """Names are matched without case, spaces or punctuation: "NVIDIA A100-SXM4-80GB (400W)" and
+    "nvidia a100 sxm4 80gb(400w)" are one name."""
+    return "".join(c for c in name.casefold() if c.isalnum())
 
 
 def catalog_name(path: Path) -> str | None:
@@ -174,7 +189,17 @@ def load_catalog(directory: Path) -> Catalog:
             catalog.rounds[item["id"]] = Round(**item)
     if "benchmarks" in data:
         for item in data["benchmarks"][1]["benchmarks"]:
-            rules = {r: RoundRules(**v) for r, v in item.get("rounds", {}).items()}
+            rules = {
+                r: RoundRules(
+                    **{
+                        **v,
+                        "batch_size_targets": tuple(
+                            (t["from_batch_size"], t["quality_target"]) for t in v.get("batch_size_targets", ())
+                        ),
+                    }
+                )
+                for r, v in item.get("rounds", {}).items()
+            }
             catalog.benchmarks[item["id"]] = Benchmark(**{**item, "rounds": rules})
     if "accelerators" in data:
         for item in data["accelerators"][1]["accelerators"]:
@@ -201,9 +226,30 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
             if item["id"] in seen:
                 problems.append(doc.problem((key, i, "id"), f"duplicate id {item['id']!r}"))
             seen.add(item["id"])
+    if "rounds" in data and catalog.benchmarks:
+        doc, content = data["rounds"]
+        for i, item in enumerate(content["rounds"]):
+            for folder, benchmark_id in item.get("benchmark_folders", {}).items():
+                rules = catalog.benchmarks.get(benchmark_id)
+                if rules is None or item["id"] not in rules.rounds:
+                    problems.append(
+                        doc.problem(
+                            ("rounds", i, "benchmark_folders", folder),
+                            f"{benchmark_id!r} is not a benchmark of {item['id']} in benchmarks.yaml",
+                            did_you_mean(benchmark_id, catalog.benchmarks),
+                        )
+                    )
     if "benchmarks" in data:
         doc, content = data["benchmarks"]
         for i, item in enumerate(content["benchmarks"]):
+            if item.get("replaces") and item["replaces"] not in catalog.benchmarks:
+                problems.append(
+                    doc.problem(
+                        ("benchmarks", i, "replaces"),
+                        f"unknown benchmark {item['replaces']!r}",
+                        did_you_mean(item["replaces"], catalog.benchmarks),
+                    )
+                )
             for round_id, rules in item.get("rounds", {}).items():
                 path = ("benchmarks", i, "rounds", round_id)
                 if catalog.rounds and round_id not in catalog.rounds:

@@ -18,24 +18,19 @@ from conftest import ROOT, run_cli
 from leaderboard.catalog import load_catalog
 from leaderboard.importers import mllog, rcp
 from leaderboard.importers.archive import SourceError, SourceNotes, iter_source
-from leaderboard.importers.mllog import RunLog, Targets, read_run
-from leaderboard.importers.mlperf import (
-    AVAILABILITY,
-    IMPORTER,
-    ImportFailure,
-    import_mlperf,
-    merge,
-    read_rcp_tables,
-    score_runs,
-    system_info,
-)
+from leaderboard.importers.entries import IMPORTER, merge
+from leaderboard.importers.mllog import read_run
+from leaderboard.importers.mlperf import ImportFailure, import_mlperf, read_rcp_tables
+from leaderboard.importers.runlog import RunLog, Targets
+from leaderboard.importers.scoring import score_runs
+from leaderboard.importers.systems import AVAILABILITY, system_info
 from leaderboard.validate import validate_paths
 
 ROUND = "mlperf-training-v1.1"
 T0 = 1_634_000_000_000  # ms
 MINUTE = 60_000
 RESNET = Targets(quality_target=0.759, direction="higher")
-MASKRCNN = Targets(0.377, "higher", log_metric="BBOX", extra_targets=(("SEGM", 0.339),))
+MASKRCNN = Targets(0.377, "higher", log_metric="BBOX", extra_targets=(("SEGM", 0.339, "higher"),))
 RNNT = Targets(0.058, "lower")
 
 
@@ -318,6 +313,34 @@ def test_quality_is_the_worst_counted_run_in_the_metric_direction(catalog):
         ({"host_processors_per_node": ""}, {"host_processor_count": None}),
         ({"accelerator_model_name": "TPU-v4"}, {"accelerator": "tpu-v4"}),
         ({"accelerator_model_name": "nvidia  a100-pcie-40gb (250w)"}, {"accelerator": "a100-pcie-40gb"}),
+        ({"accelerator_model_name": "NVIDIA A100-PCIe-40GB(250W)"}, {"accelerator": "a100-pcie-40gb"}),
+        ({"accelerator_model_name": "NVIDIA A100-SXM4-80GB(400W)"}, {"accelerator": "a100-sxm4-80gb"}),
+        ({"status": "Available cloud"}, {"availability": "available"}),
+        ({"status": "Available on-premise"}, {"availability": "available"}),
+        ({"status": "Research, Development, or Internal (RDI)"}, {"availability": "research"}),
+        ({"division": "close"}, {"division": "closed", "notes": ("division 'close' read as closed",)}),
+        ({"division": " Closed "}, {"division": "closed", "notes": ()}),
+        (
+            {
+                "accelerator_model_name": "TPU",
+                "system_name": "tpu-v3-1024",
+                "number_of_nodes": 128,
+                "accelerators_per_node": 4,
+            },
+            {
+                "accelerator": "tpu-v3",
+                "chips": 512,
+                "notes": ("accelerator 'TPU' read as TPU v3 from the system name 'tpu-v3-1024'",),
+            },
+        ),
+        (
+            {
+                "accelerators_per_node": 0,
+                "accelerator_model_name": "N/A",
+                "host_processor_model_name": "Intel Xeon Platinum 8380",
+            },
+            {"chips": 4, "host_processor_count": 4, "accelerator": "xeon-platinum-8380"},
+        ),
     ],
 )
 def test_system_descriptions_map_to_our_fields(changes, expected, catalog):
@@ -335,7 +358,18 @@ def test_system_descriptions_map_to_our_fields(changes, expected, catalog):
             "unknown accelerator 'Acme Tensor Thing 9000': add it to the aliases of its accelerator in "
             "catalog/accelerators.yaml",
         ),
-        ({"status": "someday"}, "status 'someday' is not one of onprem, available, cloud, preview, research, rdi"),
+        (
+            {"status": "someday"},
+            "status 'someday' is not one of onprem, on-premise, available, cloud, preview, research, rdi",
+        ),
+        (
+            {"accelerator_model_name": "TPU", "system_name": "tpu-v3-v4-mix"},
+            "unknown accelerator 'TPU': add it to the aliases of its accelerator in catalog/accelerators.yaml",
+        ),
+        (
+            {"accelerators_per_node": 0, "host_processors_per_node": ""},
+            "accelerators_per_node is 0 (a CPU result) but the host processors are not given",
+        ),
         ({"number_of_nodes": "two"}, "number_of_nodes 'two' x accelerators_per_node 8 is not a positive whole number"),
         ({"division": "middle"}, "division 'middle' is neither closed nor open"),
         ({"system_name": ""}, "system description lacks system_name"),

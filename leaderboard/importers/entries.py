@@ -1,0 +1,201 @@
+"""The submission files an MLPerf import writes: one entry per result directory, merged with
+what a person added to an existing file, written only when its bytes change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from leaderboard.catalog import Round
+from leaderboard.files import SUFFIXES, dump_yaml, load
+from leaderboard.importers.layouts import ResultDir
+from leaderboard.importers.scoring import Score
+from leaderboard.importers.systems import SystemInfo
+from leaderboard.normalize import slug
+
+IMPORTER = "leaderboard-mlperf 1"
+MINUTES_DECIMALS = 6  # a millisecond is 1.7e-5 minutes
+FACTOR_DECIMALS = 6
+
+
+@dataclass
+class Written:
+    path: Path
+    status: str  # new | updated | unchanged
+    replaced: Path | None = None  # a file of the same entry under another name, now removed
+
+
+def source_url(round_: Round, result: ResultDir) -> str | None:
+    """The result folder in the round's public repository (a repository URL without /tree/
+    gets /tree/main; write /tree/<branch> in the catalog for another branch)."""
+    if not round_.results_repository:
+        return None
+    base = round_.results_repository.rstrip("/")
+    if "/tree/" not in base:
+        base += "/tree/main"
+    return f"{base}/{result.repo_path}"
+
+
+def entry_data(
+    round_: Round,
+    benchmark_id: str,
+    quality_target: float,
+    result: ResultDir,
+    system_file: str,
+    system: SystemInfo,
+    score: Score,
+    run_files: Sequence[str],
+    factor: float | None,
+) -> dict:
+    """The submission file's content, keys in the order of the format."""
+    factor = round(factor, FACTOR_DECIMALS) if factor is not None else None
+    runs_minutes = [None if m is None else round(m, MINUTES_DECIMALS) for m in score.runs_minutes]
+    # The score stays the plain olympic mean: it is what MLCommons published for this round.
+    # The RCP factor of mlperf-logging's tables (newer than some rounds) is recorded beside it.
+    minutes = score.minutes
+    data: dict[str, Any] = {
+        "schema_version": 1,
+        "round": round_.id,
+        "benchmark": benchmark_id,
+        "division": system.division,
+        "availability": system.availability,
+        "submitter": system.submitter,
+        "date": round_.date,
+        "system": {
+            "name": system.name,
+            "accelerator": system.accelerator,
+            "count": system.chips,
+            "unit": "chip",
+            "nodes": system.nodes,
+            "host_processor": system.host_processor,
+            "host_processor_count": system.host_processor_count,
+            "framework": system.framework,
+        },
+        "result": {
+            "minutes": round(minutes, MINUTES_DECIMALS),
+            "quality": score.quality,
+            "quality_target": quality_target,
+            "runs_minutes": runs_minutes,
+        },
+        "provenance": {
+            "method": "computed-from-logs",
+            "importer": IMPORTER,
+            "scaling": "unscaled",
+            "rcp_factor": factor,
+            "failed_runs": [f"{run_files[i]}: {reason}" for i, reason in score.failures] or None,
+            "system_file": system_file,  # in the repository: the same from a folder or an archive
+        },
+        "source": {"url": source_url(round_, result)},
+    }
+    return _drop_none(data)
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    return value
+
+
+# What the importer writes; anything else in an existing file (model, notes) was added by
+# hand and is kept on re-import.
+TOP_ORDER = (
+    "schema_version",
+    "round",
+    "benchmark",
+    "division",
+    "availability",
+    "submitter",
+    "date",
+    "system",
+    "model",
+    "result",
+    "provenance",
+    "source",
+)
+OWNED = {
+    "system": {"name", "accelerator", "count", "unit", "nodes", "host_processor", "host_processor_count", "framework"},
+    "result": {"minutes", "quality", "quality_target", "runs_minutes"},
+    "provenance": None,  # wholly the importer's
+    "source": {"url"},
+}
+OWNED_TOP = {"schema_version", "round", "benchmark", "division", "availability", "submitter", "date", *OWNED}
+
+
+def merge(existing: dict | None, generated: dict) -> dict:
+    """The generated entry, plus every key of `existing` that the importer does not write."""
+    merged: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in generated.items()}
+    for key, value in (existing or {}).items():
+        if key not in OWNED_TOP:
+            merged[key] = value
+        elif isinstance(value, dict) and OWNED.get(key) is not None:
+            for inner, inner_value in value.items():
+                if inner not in OWNED[key]:
+                    merged.setdefault(key, {})[inner] = inner_value
+    order = {k: i for i, k in enumerate(TOP_ORDER)}
+    return dict(sorted(merged.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
+def identity(data: dict) -> tuple:
+    """(submitter, system name, benchmark, division), compared without case or spacing."""
+    try:
+        values = (data["submitter"], data["system"]["name"], data["benchmark"], data["division"])
+    except (KeyError, TypeError):
+        return ()
+    return tuple(" ".join(str(v).casefold().split()) for v in values)
+
+
+def entry_file_name(result: ResultDir, benchmark_id: str) -> str:
+    """<system>-<benchmark>.yaml (the system's key in its organization, '/' as '-')."""
+    return f"{result.system_slug}-{benchmark_id}.yaml"
+
+
+def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str) -> list[Written]:
+    """Write each entry to out/<round>/<submitter-slug>/, merged with the file that already holds
+    the same entry (same identity or same source URL); that file is removed when its name differs.
+    Unchanged files are not rewritten."""
+    round_dir = out / round_id
+    existing: list[tuple[Path, dict]] = []
+    if round_dir.is_dir():
+        for folder, _dirs, names in os.walk(round_dir):
+            for name in sorted(names):
+                path = Path(folder) / name
+                if path.suffix.lower() in SUFFIXES and not path.is_symlink():
+                    doc = load(path)
+                    if isinstance(doc.data, dict):
+                        existing.append((path, doc.data))
+    existing.sort(key=lambda item: str(item[0]))
+    by_identity = {}
+    by_url = {}
+    for path, data in existing:
+        by_identity.setdefault(identity(data), path)
+        url = (data.get("source") or {}).get("url") if isinstance(data.get("source"), dict) else None
+        if url:
+            by_url.setdefault(url.rstrip("/"), path)
+    contents = dict(existing)
+
+    written: list[Written] = []
+    for file_name, data in entries:
+        target = round_dir / slug(data["submitter"]) / file_name
+        match = by_identity.get(identity(data)) or by_url.get(data["source"].get("url", "").rstrip("/"))
+        if match is None and target in contents:
+            match = target
+        text = dump_yaml(merge(contents.get(match) if match else None, data))
+        old_text = target.read_text(encoding="utf-8") if target.is_file() else None
+        if old_text == text:
+            status = "unchanged"
+        else:
+            status = "updated" if old_text is not None or match is not None else "new"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f".{target.name}.tmp")
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, target)
+        replaced = None
+        if match is not None and match != target and match.exists():
+            match.unlink()
+            replaced = match
+        written.append(Written(target, status, replaced))
+    return written
