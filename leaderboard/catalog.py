@@ -33,6 +33,11 @@ class Round:
     layout: str | None = None  # MLPerf: org-systems | v0.5-entries
     benchmark_folders: dict[str, str] = field(default_factory=dict)  # results folder -> benchmark id
     rules_source: str | None = None
+    init_limit_minutes: dict[str, float] = field(default_factory=dict)  # division -> limit on initialization
+    system_corrections: tuple[dict, ...] = ()  # {result, set, reason}: a description that does not fit a result
+
+    def correction_for(self, result_path: str) -> dict | None:
+        return next((c for c in self.system_corrections if c["result"].strip("/") == result_path), None)
 
     def benchmark_of_folder(self, folder: str) -> str:
         """The benchmark a results folder holds in this round (`ssd` is RetinaNet from v2.0)."""
@@ -47,6 +52,7 @@ class RoundRules:
     drop_slowest: int
     extra_targets: dict[str, float] = field(default_factory=dict)
     batch_size_targets: tuple[tuple[float, float], ...] = ()  # (from global batch size, quality target)
+    open_quality_target: float | None = None  # the target the open division must reach too, where it must
 
 
 @dataclass(frozen=True)
@@ -186,7 +192,9 @@ def load_catalog(directory: Path) -> Catalog:
 
     if "rounds" in data:
         for item in data["rounds"][1]["rounds"]:
-            catalog.rounds[item["id"]] = Round(**item)
+            catalog.rounds[item["id"]] = Round(
+                **{**item, "system_corrections": tuple(item.get("system_corrections", ()))}
+            )
     if "benchmarks" in data:
         for item in data["benchmarks"][1]["benchmarks"]:
             rules = {

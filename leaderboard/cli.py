@@ -401,8 +401,13 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
 
 
 @main.command("import-mlperf")
-@click.argument("source", type=click.Path(path_type=Path))
-@click.option("--round", "round_id", required=True, help="Round id from catalog/rounds.yaml (mlperf-training-v1.1).")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--round",
+    "round_id",
+    help="Round id from catalog/rounds.yaml (default: the one each SOURCE is named after, "
+    "such as mlperf-training-v4.0.tar.xz).",
+)
 @click.option(
     "--out",
     default="submissions",
@@ -411,27 +416,49 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
     help="Submissions folder: entries go to OUT/<round>/<submitter>/.",
 )
 @CATALOG
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: one per CPU).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def import_mlperf(source: Path, round_id: str, out: Path, catalog_dir: Path, quiet: bool) -> None:
-    """Score an MLPerf Training results tree from its raw logs, one entry per result.
+def import_mlperf(
+    sources: tuple[Path, ...], round_id: str | None, out: Path, catalog_dir: Path, jobs: int | None, quiet: bool
+) -> None:
+    """Score MLPerf Training results trees from their raw logs, one entry per result.
 
-    SOURCE is a folder or a .tar, .tar.gz, .tar.xz or .zip archive, read without unpacking.
-    Prints the entries written, the runs counted and failed, and every result directory
+    Each SOURCE is a folder or a .tar, .tar.gz, .tar.xz or .zip archive of one round, read
+    without unpacking; several are imported side by side, one process per CPU. Prints, per
+    source, the entries written, the runs counted and failed, and every result directory
     skipped with its reason. Hand-added fields of imported files survive a re-import.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import mlperf
 
     catalog = _importable_catalog(catalog_dir, load_catalog)
+    if round_id is not None and len(sources) > 1:
+        raise click.UsageError("--round names the round of one SOURCE; with several, each is named after its round")
+    for source in sources if round_id is None else ():
+        try:
+            mlperf.round_of_source(source, catalog)
+        except mlperf.ImportFailure as error:
+            raise click.UsageError(str(error)) from None
     try:
-        rcp_tables = mlperf.read_rcp_tables(catalog_dir, round_id)
         with _progress(quiet) as progress:
-            tick = progress("reading logs", None) if progress else None
-            report = mlperf.import_mlperf(source, round_id, catalog, out, rcp_tables, progress=tick)
+            single = len(sources) == 1
+            label, total = ("reading logs", None) if single else ("importing rounds", len(sources))
+            tick = progress(label, total) if progress else None
+            outcomes = mlperf.import_sources(list(sources), round_id, catalog, catalog_dir, out, jobs, tick)
     except mlperf.ImportFailure as error:
         raise Failure(str(error)) from None
-    for line in report.summary_lines():
-        click.echo(line)
+    failed = [o for o in outcomes if o.failure]
+    for outcome in outcomes:
+        if len(outcomes) > 1:
+            click.echo(f"== {outcome.round_id}")
+        for line in outcome.report.summary_lines() if outcome.report else []:
+            click.echo(line)
+    if failed:
+        if len(outcomes) == 1:
+            raise Failure(failed[0].failure)
+        for outcome in failed:
+            click.echo(f"error: {outcome.source}: {outcome.failure}", err=True)
+        raise Failure(f"{len(failed)} of {len(outcomes)} sources could not be imported")
 
 
 def _importable_catalog(catalog_dir: Path, load_catalog):

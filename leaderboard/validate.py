@@ -166,8 +166,10 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs) -> Va
     pending: list[Entry | Path] = []
     keys: dict[Path, str] = {}
     for path, problem in iter_files(paths):
-        result.files.append(str(path))
         absolute = os.path.abspath(path)  # links are refused below, so no need to resolve them
+        if not problem and absolute.startswith(catalog_folder + os.sep) and not catalog_name(path):
+            continue  # the catalog's vendored sources (catalog/mlperf-logging/): data, not submissions
+        result.files.append(str(path))
         if problem or absolute in catalog_files:  # a catalog file was checked with the catalog
             tick(1)
             if problem:
@@ -231,7 +233,7 @@ def _check_all(
 ) -> Iterator[tuple[Entry | None, list[Problem]]]:
     """check_submission on each path, in order: in this process, or in a pool of forked workers
     that inherit the catalog (nothing but paths and results cross between processes)."""
-    workers = jobs if jobs is not None else _available_cpus() if len(paths) >= PARALLEL_FROM else 1
+    workers = jobs if jobs is not None else available_cpus() if len(paths) >= PARALLEL_FROM else 1
     if workers <= 1 or len(paths) < 2:
         for path in paths:
             yield _check_one(path, catalog, today)
@@ -255,7 +257,7 @@ def _check_all(
             ) from None
 
 
-def _available_cpus() -> int:
+def available_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux

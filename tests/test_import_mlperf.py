@@ -16,7 +16,7 @@ import yaml
 from conftest import ROOT, run_cli
 
 from leaderboard.catalog import load_catalog
-from leaderboard.importers import mllog, rcp
+from leaderboard.importers import chunks, rcp
 from leaderboard.importers.archive import SourceError, SourceNotes, iter_source
 from leaderboard.importers.entries import IMPORTER, merge
 from leaderboard.importers.mllog import read_run
@@ -171,15 +171,15 @@ def test_nan_values_are_read_as_python_json_reads_them():
 
 
 def test_lines_split_across_chunks_are_joined(monkeypatch):
-    monkeypatch.setattr(mllog, "CHUNK_BYTES", 7)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 7)
     run = read(run_log(4.0, prefix="3: "))
     assert run.failure(True, RESNET) is None
     assert run.minutes == pytest.approx(4.0)
 
 
 def test_an_overlong_line_is_dropped_not_kept(monkeypatch):
-    monkeypatch.setattr(mllog, "CHUNK_BYTES", 64)
-    monkeypatch.setattr(mllog, "MAX_LINE_BYTES", 400)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(chunks, "MAX_LINE_BYTES", 400)
     lines = run_log(4.0)
     lines.insert(2, "x" * 1000)
     assert read(lines).failure(True, RESNET) is None
@@ -202,6 +202,22 @@ def test_mask_rcnn_needs_both_targets():
     assert read(run_log(3.0, quality=both), MASKRCNN).achieved_quality(True) == 0.378
     reason = read(run_log(3.0, quality=box_only), MASKRCNN).failure(True, MASKRCNN)
     assert reason == "quality target never reached before run_stop (BBOX 0.377, SEGM 0.339)"
+
+
+@pytest.mark.parametrize(
+    ("value", "target", "direction", "reached"),
+    [
+        (21.799999237060547, 21.8, "higher", True),  # float32(21.8), as v0.5 GNMT logs it
+        (21.79999923, 21.8, "higher", False),  # below, and not the single-precision target either
+        (0.7590000033378601, 0.759, "higher", True),  # float32(0.759) is above 0.759 anyway
+        (0.7588, 0.759, "higher", False),
+        (0.925000011920929, 0.925, "lower", True),  # float32(0.925), just above 0.925
+        (0.92500002, 0.925, "lower", False),
+        (1e39, 1e39, "higher", True),  # beyond single precision: compared as it is
+    ],
+)
+def test_targets_are_reached_in_single_precision_too(value, target, direction, reached):
+    assert Targets.reached(value, target, direction) is reached
 
 
 def test_rnnt_word_error_rate_must_be_at_most_the_target():
@@ -321,6 +337,14 @@ def test_quality_is_the_worst_counted_run_in_the_metric_direction(catalog):
         ({"division": "close"}, {"division": "closed", "notes": ("division 'close' read as closed",)}),
         ({"division": " Closed "}, {"division": "closed", "notes": ()}),
         (
+            {"divison": "open", "division": None, "number of nodes": 4, "number_of_nodes": None},
+            {
+                "division": "open",
+                "nodes": 4,
+                "notes": ("key 'divison' read as division", "key 'number of nodes' read as number_of_nodes"),
+            },
+        ),
+        (
             {
                 "accelerator_model_name": "TPU",
                 "system_name": "tpu-v3-1024",
@@ -337,14 +361,15 @@ def test_quality_is_the_worst_counted_run_in_the_metric_direction(catalog):
             {
                 "accelerators_per_node": 0,
                 "accelerator_model_name": "N/A",
-                "host_processor_model_name": "Intel Xeon Platinum 8380",
+                "host_processor_model_name": "Intel(R) Xeon(R) Platinum 8380H CPU @ 2.90GHz",
             },
-            {"chips": 4, "host_processor_count": 4, "accelerator": "xeon-platinum-8380"},
+            {"chips": 4, "host_processor_count": 4, "accelerator": "xeon-platinum-8380h"},
         ),
     ],
 )
 def test_system_descriptions_map_to_our_fields(changes, expected, catalog):
-    info, reason = system_info({**SYSTEM, **changes}, catalog)
+    described = {key: value for key, value in {**SYSTEM, **changes}.items() if value is not None}  # None: left out
+    info, reason = system_info(described, catalog)
     assert reason is None
     for name, value in expected.items():
         assert getattr(info, name) == value
@@ -522,11 +547,15 @@ def test_failed_runs_are_counted_as_slowest(tmp_path, catalog):
         ({i: run_log(10.0) for i in range(6)}, "6 logs; mlperf-training-v1.1 ResNet-50 needs 5 runs"),
         (
             five_runs({0: _without(run_log(1.0), "run_stop"), 1: _twice(run_log(1.0), "run_start")}),
-            "2 of 5 runs failed; the scoring may drop at most 1",
+            "2 of 5 runs failed (1 of them: no run_stop); the scoring may drop at most 1",
         ),
         (
             five_runs({0: run_log(1.0, init_minutes=45), 4: run_log(1.0, quality=0.5)}),
-            "2 of 5 runs failed; the scoring may drop at most 1",
+            "2 of 5 runs failed (1 of them: initialization took 45.0 minutes (limit 30)); the scoring may drop at most 1",
+        ),
+        (
+            five_runs({0: run_log(1.0, status="aborted"), 4: run_log(1.0, status="aborted")}),
+            "2 of 5 runs failed (run_stop status is aborted, not success); the scoring may drop at most 1",
         ),
     ],
 )
@@ -750,7 +779,32 @@ def test_cli_failures_are_one_line(empty_project):
     assert done.err == "error: archive member '../evil' points outside the archive: refused, nothing imported\n"
     done = run_cli("import-mlperf", "nowhere", "--round", ROUND, cwd=empty_project)
     assert done.code == 1 and done.err.startswith("error: no such file or folder")
-    assert run_cli("import-mlperf", "nowhere", cwd=empty_project).code == 2  # --round is required
+    done = run_cli("import-mlperf", "nowhere", cwd=empty_project)  # no --round, and no round's name
+    assert done.code == 2 and "cannot tell the round of nowhere from its name: give --round" in done.err
+    done = run_cli("import-mlperf", "a", "b", "--round", ROUND, cwd=empty_project)
+    assert done.code == 2 and "--round names the round of one SOURCE" in done.err
+
+
+def test_several_rounds_are_imported_side_by_side(tmp_path, empty_project, catalog):
+    """Sources named after their rounds, one worker each: the same files as one import at a
+    time; a source that fails is reported and does not stop the others."""
+    write_tree(empty_project / ROUND, five_runs())
+    alone = tmp_path / "alone"
+    import_mlperf(empty_project / ROUND, ROUND, catalog, alone, read_rcp_tables(ROOT / "catalog", ROUND))
+    _tar_with(empty_project / "mlperf-training-v0.5.tar.gz", _member("../evil"))
+    done = run_cli("import-mlperf", ROUND, "mlperf-training-v0.5.tar.gz", "--jobs", "2", cwd=empty_project)
+    assert done.code == 1, done.err
+    assert f"== {ROUND}" in done.out and "entries written: 1 (1 new" in done.out
+    assert "mlperf-training-v0.5.tar.gz: archive member '../evil' points outside the archive" in done.err
+    assert done.err.endswith("error: 1 of 2 sources could not be imported\n")
+    ours = {
+        p.relative_to(empty_project / "submissions"): p.read_bytes()
+        for p in (empty_project / "submissions").rglob("*.yaml")
+    }
+    theirs = {p.relative_to(alone): p.read_bytes() for p in alone.rglob("*.yaml")}
+    assert ours == theirs and len(ours) == 1
+    done = run_cli("import-mlperf", ROUND, f"./{ROUND}", cwd=empty_project)
+    assert done.code == 1 and done.err == f"error: two sources of the same round ({ROUND}): import them one at a time\n"
 
 
 def test_reimport_is_byte_identical_and_hand_edits_survive(tmp_path, catalog):

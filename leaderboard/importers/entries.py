@@ -118,7 +118,7 @@ TOP_ORDER = (
 )
 OWNED = {
     "system": {"name", "accelerator", "count", "unit", "nodes", "host_processor", "host_processor_count", "framework"},
-    "result": {"minutes", "quality", "quality_target", "runs_minutes"},
+    "result": {"minutes", "quality", "quality_target", "runs_minutes", "energy"},
     "provenance": None,  # wholly the importer's
     "source": {"url"},
 }

@@ -118,7 +118,9 @@ class V05Entries(Layout):
         r"results/(?P<system>[^/]+)/(?P<folder>[^/]+))"
     )
     _result = re.compile(_dir + r"/result_(?P<run>\d+)\.txt$")
-    _system = (re.compile(r"^(?:(?P<top>.*)/)?(?P<repo>v\d+\.\d+\.\d+/[^/]+/(?:[^/]+/)*?results/[^/]+/entry\.json)$"),)
+    _system = (
+        re.compile(r"^(?:(?P<top>.*)/)?(?P<repo>v\d+\.\d+\.\d+/(?P<org>[^/]+)/(?:[^/]+/)*?results/[^/]+/entry\.json)$"),
+    )
 
     def _result_dir(self, match: re.Match) -> ResultDir:
         sub = match["sub"] or ""

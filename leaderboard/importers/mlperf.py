@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from leaderboard.catalog import Catalog, Round
+from leaderboard.importers import power
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.entries import Written, entry_data, entry_file_name, identity, write_entries
-from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
+from leaderboard.importers.layouts import LAYOUTS, LogFile, ResultDir, in_source
 from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_file
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, targets_for
 from leaderboard.importers.systems import read_system, system_info
+from leaderboard.validate import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
+ENERGY_DECIMALS = 6  # kWh: a millijoule is 2.8e-10 kWh; readings are watts
 LOG_READERS = {"mllog": "mllog", "mll": "mll", "mlpv0.5": "mlpv05"}
 
 
@@ -47,6 +50,10 @@ class ImportReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (result directory, reason)
     unscaled: list[tuple[str, str]] = field(default_factory=list)  # (result directory, why no RCP scaling)
     without_rcp_table: set[str] = field(default_factory=set)  # closed-division benchmarks the round has no RCPs for
+    without_energy: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (result directory, why its power logs give none)
+    with_energy: int = 0
     notes: list[str] = field(default_factory=list)
 
     def summary_lines(self) -> list[str]:
@@ -65,6 +72,11 @@ class ImportReport:
         if replaced:
             lines.append(f"files replaced by an imported entry: {len(replaced)}")
             lines += [f"  {w.replaced} -> {w.path}" for w in replaced]
+        if self.with_energy or self.without_energy:
+            lines.append(f"results with energy to train (power logs): {self.with_energy}")
+        if self.without_energy:
+            lines.append(f"result directories whose power logs give no energy: {len(self.without_energy)}")
+            lines += [f"  {path}: {reason}" for path, reason in self.without_energy]
         if self.unscaled:
             lines.append(f"closed-division scores left unscaled (no RCP applies): {len(self.unscaled)}")
             lines += [f"  {path}: {reason}" for path, reason in self.unscaled]
@@ -94,6 +106,107 @@ def mlperf_round(catalog: Catalog, round_id: str) -> Round:
     return round_
 
 
+ARCHIVE_SUFFIXES = (".tar.xz", ".tar.gz", ".tgz", ".tar", ".zip")
+
+
+def round_of_source(source: Path, catalog: Catalog) -> str:
+    """The round a source is named after (`mlperf-training-v4.0.tar.xz` -> mlperf-training-v4.0)."""
+    name = source.name
+    for suffix in ARCHIVE_SUFFIXES:
+        name = name.removesuffix(suffix)
+    if name in catalog.rounds and catalog.rounds[name].kind == "mlperf-training":
+        return name
+    raise ImportFailure(f"cannot tell the round of {source} from its name: give --round")
+
+
+@dataclass
+class SourceOutcome:
+    """One source of a many-source import: its report, or why it could not be imported."""
+
+    source: Path
+    round_id: str
+    report: ImportReport | None = None
+    failure: str | None = None
+
+
+def import_sources(
+    sources: list[Path],
+    round_id: str | None,
+    catalog: Catalog,
+    catalog_dir: Path,
+    out: Path,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[SourceOutcome]:
+    """Import several sources (each a round of its own, taken from its name unless `round_id` is
+    given), one worker process per source on every available CPU, largest source first. A
+    source that fails does not stop the others; its outcome says why."""
+    plan = [SourceOutcome(source, round_id or round_of_source(source, catalog)) for source in sources]
+    rounds = [outcome.round_id for outcome in plan]
+    twice = sorted({r for r in rounds if rounds.count(r) > 1})
+    if twice:
+        raise ImportFailure(f"two sources of the same round ({', '.join(twice)}): import them one at a time")
+    for outcome in plan:
+        mlperf_round(catalog, outcome.round_id)
+    workers = min(len(plan), jobs or available_cpus())
+    if workers <= 1:
+        for outcome in plan:
+            _import_one(outcome, catalog, catalog_dir, out, progress)
+        return plan
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    order = sorted(plan, key=lambda o: -_size(o.source))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {pool.submit(_import_in_worker, o.source, o.round_id, catalog, catalog_dir, out): o for o in order}
+        try:
+            for future in as_completed(futures):
+                outcome = futures[future]
+                outcome.report, outcome.failure = future.result()
+                if progress:
+                    progress(1)
+        except BrokenProcessPool:
+            raise ImportFailure(
+                "a worker process importing a round died before it finished (out of memory, or killed)"
+            ) from None
+    return plan
+
+
+def _size(source: Path) -> int:
+    try:
+        return (
+            source.stat().st_size
+            if source.is_file()
+            else sum(p.stat().st_size for p in source.rglob("*") if p.is_file())
+        )
+    except OSError:
+        return 0
+
+
+def _import_one(
+    outcome: SourceOutcome, catalog: Catalog, catalog_dir: Path, out: Path, progress: Callable[[int], None] | None
+) -> None:
+    outcome.report, outcome.failure = _import_in_worker(
+        outcome.source, outcome.round_id, catalog, catalog_dir, out, progress
+    )
+
+
+def _import_in_worker(
+    source: Path,
+    round_id: str,
+    catalog: Catalog,
+    catalog_dir: Path,
+    out: Path,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[ImportReport | None, str | None]:
+    try:
+        tables = read_rcp_tables(catalog_dir, round_id)
+        return import_mlperf(source, round_id, catalog, out, tables, progress), None
+    except ImportFailure as error:
+        return None, str(error)
+
+
 def import_mlperf(
     source: Path,
     round_id: str,
@@ -112,6 +225,7 @@ def import_mlperf(
 
     systems: dict[str, Any] = {}  # path in the source -> parsed description or an error message
     logs: dict[ResultDir, dict[int, tuple[str, RunLog | None]]] = {}
+    power_logs: dict[ResultDir, dict[int, list[PowerLog]]] = {}  # result -> run number -> its power logs
     notes = SourceNotes()
 
     try:
@@ -126,13 +240,16 @@ def import_mlperf(
                 continue
             log = layout.log_file(path)
             if log.kind != "run":
+                power_logs.setdefault(log.result, {}).setdefault(log.run, []).append(
+                    _read_power(log, source_file.stream)
+                )
                 continue
             result = log.result
             benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(result.folder))
             rules = benchmark.rounds.get(round_id) if benchmark else None
             run = None
             if rules is not None:  # a directory the round does not know is skipped unread
-                run = read_run(source_file.stream, targets_for(benchmark, rules))
+                run = read_run(source_file.stream, targets_for(benchmark, rules, round_))
             report.logs_read += 1
             logs.setdefault(result, {})[log.run] = (log.name, run)
             if progress:
@@ -151,13 +268,19 @@ def import_mlperf(
     used_systems: set[str] = set()
     for result in sorted(logs):
         data, reason = _score_directory(
-            result, logs[result], systems, used_systems, round_, catalog, rcp_tables, report
+            result, logs[result], power_logs.get(result, {}), systems, used_systems, round_, catalog, rcp_tables, report
         )
         if data is None:
             report.skipped.append((result.path, reason))
         else:
             entries.append((result, data))
 
+    without_runs = sorted(r.path for r in set(power_logs) - set(logs))
+    if without_runs:
+        report.notes.append(
+            f"power logs without any run log, so without a time to train: {len(without_runs)} result directories "
+            f"({', '.join(without_runs[:3])}{', ...' if len(without_runs) > 3 else ''})"
+        )
     for path in sorted(set(systems) - used_systems):
         if path.endswith(".json") and "/systems/" in path:
             report.notes.append(f"{path}: a system description without any result directory")
@@ -181,9 +304,61 @@ def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
                 data["system"]["name"] = f"{data['system']['name']} ({result.system_slug})"
 
 
+def _read_power(log: LogFile, stream: BinaryIO) -> PowerLog:
+    """One power log read (a NodePower or SwitchPower), or why it cannot be, with its file name."""
+    try:
+        reading = power.read_node_power(stream) if log.kind == "node" else power.read_switch_power(stream)
+    except ValueError as error:
+        return PowerLog(log.kind, log.name, None, str(error))
+    return PowerLog(log.kind, log.name, reading, None)
+
+
+@dataclass(frozen=True)
+class PowerLog:
+    kind: str  # node | switch
+    name: str
+    reading: Any  # power.NodePower | power.SwitchPower, None when unreadable
+    problem: str | None
+
+
+def _energy(
+    runs: list[RunLog], score, power_by_number: dict[int, list[PowerLog]], numbers: list[int], rules
+) -> tuple[dict | None, str | None]:
+    """The result's energy (submission format's result.energy), or None and why it has none."""
+    if not power_by_number:
+        return None, None
+    runs_joules: list[float | None] = []
+    scopes, measurements = set(), set()
+    for index, number in enumerate(numbers):
+        if score.runs_minutes[index] is None:
+            runs_joules.append(None)
+            continue
+        logs = power_by_number.get(number, [])
+        broken = next((log for log in logs if log.problem), None)
+        if broken:
+            return None, f"power/result_{number}/{broken.name}: {broken.problem}"
+        nodes = [log.reading for log in logs if log.kind == "node"]
+        switches = [log.reading for log in logs if log.kind == "switch"]
+        if not nodes:
+            return None, f"run {number} has no node power log"
+        run = runs[index]
+        runs_joules.append(power.run_energy_joules(nodes, switches, run.stop_ms - run.start_ms))
+        scopes.add("nodes and interconnect" if switches else "nodes")
+        measurements |= {node.measurement_type for node in nodes}
+    joules = power.result_energy(score.runs_minutes, runs_joules, rules.drop_fastest, rules.drop_slowest)
+    if joules is None or len(scopes) != 1:
+        return None, "the runs' power logs do not give one energy to train"
+    energy = {"kwh": round(power.kwh(joules), ENERGY_DECIMALS), "scope": scopes.pop()}
+    if len(measurements) == 1 and measurements <= {"AC", "DC"}:
+        energy["measurement"] = measurements.pop()
+    energy["runs_kwh"] = [None if j is None else round(power.kwh(j), ENERGY_DECIMALS) for j in runs_joules]
+    return energy, None
+
+
 def _score_directory(
     result: ResultDir,
     runs_by_number: dict[int, tuple[str, RunLog | None]],
+    power_by_number: dict[int, list[PowerLog]],
     systems: dict[str, Any],
     used_systems: set[str],
     round_: Round,
@@ -205,18 +380,27 @@ def _score_directory(
     desc = systems[shown]
     if isinstance(desc, str):
         return None, f"{shown}: {desc}"
+    correction = round_.correction_for(result.repo_path)
+    corrected = []
+    if correction:
+        corrected = [
+            f"{key} {desc.get(key)!r} read as {value!r} (catalog/rounds.yaml: {correction['reason']})"
+            for key, value in correction["set"].items()
+        ]
+        desc = {**desc, **correction["set"]}
     system, reason = system_info(desc, catalog)
     if system is None:
         return None, f"{shown}: {reason}"
     for note in system.notes:
         if f"{shown}: {note}" not in report.notes:
             report.notes.append(f"{shown}: {note}")
+    report.notes += [f"{result.path}: {note}" for note in corrected]
     numbers = sorted(runs_by_number)
     if len(numbers) != rules.runs:
         return None, (f"{len(numbers)} logs; {round_.id} {benchmark.name} needs {rules.runs} runs")
     run_files = [runs_by_number[n][0] for n in numbers]
     runs = [runs_by_number[n][1] for n in numbers]
-    targets = targets_for(benchmark, rules)
+    targets = targets_for(benchmark, rules, round_)
     score = score_runs(runs, rules, system.division == "closed", targets)
     for index, reason in score.failures:
         report.runs_failed.append((f"{result.path}/{run_files[index]}", reason))
@@ -232,7 +416,14 @@ def _score_directory(
             report.without_rcp_table.add(benchmark_id)
     batch_sizes = {run.batch_size for run in runs if run is not None}
     quality_target = targets.primary_target(batch_sizes.pop() if len(batch_sizes) == 1 else None)
-    return (
-        entry_data(round_, benchmark_id, quality_target, result, system_file, system, score, run_files, factor),
-        None,
-    )
+    energy, why = _energy(runs, score, power_by_number, numbers, rules)
+    if why:
+        report.without_energy.append((result.path, why))
+    data = entry_data(round_, benchmark_id, quality_target, result, system_file, system, score, run_files, factor)
+    if energy:
+        data["result"]["energy"] = energy
+        report.with_energy += 1
+    notes = [*system.notes, *corrected]
+    if notes:
+        data["provenance"]["notes"] = notes
+    return data, None

@@ -16,7 +16,11 @@ from pathlib import Path
 
 from leaderboard.normalize import olympic_mean
 
-UNITS = ("epochs", "samples")  # samples: BERT, read from train_samples instead of the eval's epoch_num
+# What a run's convergence is measured in (catalog/rcp/README.md): epochs (the last evaluation's
+# epoch_num), samples (the last train_samples: BERT), eval_samples (the last evaluation's
+# samples_count: the LLMs, Flux.1), passing_eval_samples and passing_eval_steps (the
+# samples_count or step_num of the first evaluation that met every target: Stable Diffusion).
+UNITS = ("epochs", "samples", "eval_samples", "passing_eval_samples", "passing_eval_steps")
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ class ReferencePoint:
 @dataclass(frozen=True)
 class RcpTable:
     benchmark: str
-    unit: str  # epochs | samples
+    unit: str  # one of UNITS
     runs: dict[float, tuple[float, ...]] = field(default_factory=dict)  # batch size -> reference runs
 
 

@@ -6,17 +6,20 @@ The round's numbers (targets, runs, drops, RCP tables) come from the catalog, ne
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from leaderboard.catalog import Benchmark, RoundRules
+from leaderboard.catalog import Benchmark, Round, RoundRules
 from leaderboard.importers.rcp import RcpTable, rcp_scaling, reference_points
-from leaderboard.importers.runlog import RunLog, Targets
+from leaderboard.importers.runlog import INIT_LIMIT_MINUTES, RunLog, Targets
 from leaderboard.normalize import olympic_mean
 
 
-def targets_for(benchmark: Benchmark, rules: RoundRules) -> Targets:
+def targets_for(benchmark: Benchmark, rules: RoundRules, round_: Round | None = None) -> Targets:
     direction = benchmark.direction or "higher"
+    limits = round_.init_limit_minutes if round_ is not None else {}
+    init_limits = (limits.get("closed", INIT_LIMIT_MINUTES), limits.get("open", INIT_LIMIT_MINUTES))
     return Targets(
         quality_target=rules.quality_target,
         direction=direction,
@@ -26,6 +29,8 @@ def targets_for(benchmark: Benchmark, rules: RoundRules) -> Targets:
             for name, target in sorted(rules.extra_targets.items())
         ),
         batch_size_targets=rules.batch_size_targets,
+        open_target=rules.open_quality_target,
+        init_limit_minutes=init_limits,
     )
 
 
@@ -59,7 +64,12 @@ def score_runs(runs: Sequence[RunLog], rules: RoundRules, closed: bool, targets:
     score = Score(runs_minutes, failures)
     score.minutes = olympic_mean(runs_minutes, rules.drop_fastest, rules.drop_slowest)
     if score.minutes is None:
-        score.invalid = f"{len(failures)} of {len(runs)} runs failed; the scoring may drop at most {rules.drop_slowest}"
+        reasons = Counter(reason.split(": ", 1)[-1] if reason.startswith("line ") else reason for _, reason in failures)
+        common, times = reasons.most_common(1)[0]
+        why = common if times == len(failures) else f"{times} of them: {common}"
+        score.invalid = (
+            f"{len(failures)} of {len(runs)} runs failed ({why}); the scoring may drop at most {rules.drop_slowest}"
+        )
     elif len(qualities) < len(runs) - len(failures):
         score.invalid = "a counted run logs no eval_accuracy: its quality is unknown"
     elif qualities:
@@ -68,8 +78,23 @@ def score_runs(runs: Sequence[RunLog], rules: RoundRules, closed: bool, targets:
 
 
 def run_progress(run: RunLog, unit: str) -> float | None:
-    """How far a run trained before converging, in the RCP table's unit."""
-    return run.last_train_samples if unit == "samples" else run.last_epoch
+    """How far a run trained before converging, in the RCP table's unit (rcp.UNITS)."""
+    return {
+        "epochs": run.last_epoch,
+        "samples": run.last_train_samples,
+        "eval_samples": run.last_eval_samples,
+        "passing_eval_samples": run.passing_eval_samples,
+        "passing_eval_steps": run.passing_eval_step,
+    }[unit]
+
+
+UNIT_SOURCES = {
+    "epochs": "epoch_num",
+    "samples": "train_samples",
+    "eval_samples": "samples_count",
+    "passing_eval_samples": "samples_count at a passing evaluation",
+    "passing_eval_steps": "step_num at a passing evaluation",
+}
 
 
 def scaling_factor(
@@ -85,7 +110,7 @@ def scaling_factor(
     for index, run in enumerate(runs):
         value = None if index in failed else run_progress(run, table.unit)
         if value is None and index not in failed:
-            return None, f"run {index} logs no {'train_samples' if table.unit == 'samples' else 'epoch_num'}"
+            return None, f"run {index} logs no {UNIT_SOURCES[table.unit]}"
         progress.append(value)
     points = reference_points(table, rules.drop_fastest, rules.drop_slowest)
     scaling = rcp_scaling(progress, sizes.pop(), points, rules.drop_fastest, rules.drop_slowest, rules.runs)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from leaderboard.catalog import Catalog
+from leaderboard.importers import legacy_systems
 
 MAX_SYSTEM_FILE_BYTES = 1 << 20
 
@@ -30,6 +31,9 @@ AVAILABILITY = {
 
 # Division spellings that mean one of the two divisions, and the note the import prints.
 DIVISIONS = {"closed": "closed", "open": "open", "close": "closed"}
+
+# Misspelled keys seen in published system files (v0.7: "divison", "number of nodes").
+KEY_SPELLINGS = {"divison": "division"}
 
 REQUIRED = (
     "submitter",
@@ -90,14 +94,43 @@ def tpu_generation(system_name: str, catalog: Catalog):
     return parts.pop() if len(parts) == 1 else None
 
 
+def _key(name: str) -> str:
+    return "".join(c for c in name.casefold() if c.isalnum())
+
+
+_FIELDS = {_key(k): k for k in (*REQUIRED, "host_processors_per_node", "host_processor_model_name", "framework")}
+
+
+def canonical_keys(desc: dict, notes: list[str]) -> dict:
+    """The description with its keys as the format spells them: a key that differs only in case,
+    spaces or punctuation ("number of nodes"), or is a known misspelling ("divison"), is read
+    as the key it means (noted), unless the file also has that key itself."""
+    result = dict(desc)
+    for key, value in desc.items():
+        if not isinstance(key, str) or key in _FIELDS.values():
+            continue
+        meant = _FIELDS.get(_key(KEY_SPELLINGS.get(key.strip().casefold(), key)))
+        if meant and meant not in desc:
+            result[meant] = value
+            notes.append(f"key {key!r} read as {meant}")
+    return result
+
+
 def system_info(desc: Any, catalog: Catalog) -> tuple[SystemInfo | None, str | None]:
     """A system description mapped to our fields, or (None, the reason it cannot be)."""
     if not isinstance(desc, dict):
         return None, "system description is not a JSON object"
-    missing = [k for k in REQUIRED if text(str(desc.get(k) if desc.get(k) is not None else "")) is None]
+    notes: list[str] = []
+    desc = canonical_keys(desc, notes)
+    cpu_result = whole(desc.get("accelerators_per_node")) == 0
+    missing = [
+        k
+        for k in REQUIRED
+        if text(str(desc.get(k) if desc.get(k) is not None else "")) is None
+        and not (cpu_result and k == "accelerator_model_name")
+    ]
     if missing:
         return None, f"system description lacks {', '.join(missing)}"
-    notes: list[str] = []
     division = DIVISIONS.get(str(desc["division"]).strip().casefold())
     if division is None:
         return None, f"division {desc['division']!r} is neither closed nor open"
@@ -128,7 +161,7 @@ def system_info(desc: Any, catalog: Catalog) -> tuple[SystemInfo | None, str | N
         per_node = hosts_per_node
         notes.append(f"a CPU result: its {nodes * per_node} host processors counted as chips")
     else:
-        model = text(str(desc["accelerator_model_name"]))
+        model = text(str(desc["accelerator_model_name"])) or ""
         accelerator = catalog.accelerator_by_alias(model)
         if accelerator is None and model.casefold() == "tpu":
             accelerator = tpu_generation(name, catalog)
@@ -155,8 +188,8 @@ def system_info(desc: Any, catalog: Catalog) -> tuple[SystemInfo | None, str | N
 
 def read_system(stream: BinaryIO, org: str) -> Any:
     """A system description as v0.7+ system files have it: their JSON as it is; v0.5 and v0.6
-    descriptions (entry.json, `key: {json}` lines) through legacy_systems. ValueError with a
-    one-line reason when it cannot be read."""
+    descriptions (entry.json, `key: {json}` lines, JSON without accelerators_per_node) through
+    legacy_systems. ValueError with a one-line reason when it cannot be read."""
     raw = stream.read(MAX_SYSTEM_FILE_BYTES + 1)
     if len(raw) > MAX_SYSTEM_FILE_BYTES:
         raise ValueError("system description is over 1 MiB")
@@ -166,11 +199,11 @@ def read_system(stream: BinaryIO, org: str) -> Any:
         desc, problem = None, f"system description is not valid JSON ({error})"
     else:
         problem = None
-    if isinstance(desc, dict) and ("submitter" in desc or "system_name" in desc):
+    if isinstance(desc, dict) and any(_key(k) == "acceleratorspernode" for k in desc if isinstance(k, str)):
         return desc
-    from leaderboard.importers import legacy_systems
-
     try:
         return legacy_systems.describe(raw, org)
     except ValueError as error:
+        if isinstance(desc, dict):
+            return desc  # a modern description missing fields: system_info names them
         raise ValueError(problem or str(error)) from None
