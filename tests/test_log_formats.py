@@ -404,9 +404,17 @@ V05_CASES = {
         {"last_quality": 0.38, "reached_target": True},
         None,
     ),
-    "float32_bleu_is_below_in_double": (  # NVIDIA DGX-2 GNMT: float32(21.8) logged as a double
+    "float32_bleu_reaches_the_target": (  # NVIDIA DGX-2 GNMT: float32(21.8) logged as a double
         V05_START
         + v05_line(1541000100, "eval_accuracy", '{"epoch": 1, "value": 21.799999237060547}', "gnmt")
+        + v05_line(1541000101, "run_stop", '{"success": true}', "gnmt"),
+        Targets(21.8, "higher"),
+        {"status": "success", "reached_target": True},
+        None,
+    ),
+    "just_below_float32_does_not": (
+        V05_START
+        + v05_line(1541000100, "eval_accuracy", '{"epoch": 1, "value": 21.7999992}', "gnmt")
         + v05_line(1541000101, "run_stop", '{"success": true}', "gnmt"),
         Targets(21.8, "higher"),
         {"status": "success", "reached_target": False},
@@ -931,16 +939,15 @@ def test_real_rounds_have_no_unreadable_record_but_where_expected(rounds):
 
 def test_v05_float32_bleu(rounds):
     """Two DGX-2 GNMT runs stop at BLEU float32(21.8) = 21.799999237060547, below 21.8 in double:
-    the training code compared in float32 and logged success. runlog compares in double, so they
-    do not count (the directory keeps 8 of 10 runs and no olympic mean) until it allows for it."""
+    the training code compared in float32 and logged success, and runlog reaches a target in
+    single precision too, so all ten runs count."""
     runs, _, _ = rounds["v0.5"]
     named = dict(next(named for folder, named in runs.items() if folder.endswith(DGX2_GNMT)))
     assert len(named) == 10
-    short = {name for name, run in named.items() if not run.reached_target}
-    assert short == {"result_0.txt", "result_8.txt"}
-    for name in short:
+    assert all(run.reached_target for run in named.values())
+    for name in ("result_0.txt", "result_8.txt"):
         assert named[name].status == "success"
-        assert named[name].last_quality == pytest.approx(21.8, rel=1e-7)
+        assert named[name].last_quality == 21.799999237060547
 
 
 def test_real_v06_minigo_is_timed_by_eval_result(rounds):
