@@ -48,6 +48,9 @@ rounds = sa.Table(
     _col("date", Text, "Publication date of the round, YYYY-MM-DD."),
     _col("url", Text, "Where the round is described."),
     _col("results_repository", Text, "Repository of the round's raw results, if any."),
+    _col("log_format", Text, "MLPerf rounds: mllog, mll (v0.6) or mlpv0.5: the format of the raw logs."),
+    _col("layout", Text, "MLPerf rounds: org-systems or v0.5-entries: the layout of the results tree."),
+    _col("rules_source", Text, "MLPerf rounds: where the round's targets, runs and RCPs come from."),
     comment="The rounds of the catalog.",
 )
 benchmarks = sa.Table(
@@ -61,6 +64,9 @@ benchmarks = sa.Table(
     _col("reference_model", Text, "The closed division's model."),
     _col("metric", Text, "Quality metric."),
     _col("direction", Text, "higher or lower: which metric values are better."),
+    _col(
+        "replaces", Text, "The benchmark this one replaced in MLPerf (RetinaNet replaced SSD); never ranked together."
+    ),
     comment="The benchmarks of the catalog.",
 )
 benchmark_rounds = sa.Table(
@@ -69,6 +75,7 @@ benchmark_rounds = sa.Table(
     _col("benchmark", Text, "Benchmark id.", primary_key=True),
     _col("round", Text, "Round id.", primary_key=True),
     _col("quality_target", Float, "Closed-division quality target."),
+    _col("open_quality_target", Float, "The target the open division must reach too, where the round asks it."),
     _col("runs", Int, "Runs a result needs."),
     _col("drop_fastest", Int, "Fastest runs dropped before averaging."),
     _col("drop_slowest", Int, "Slowest runs dropped before averaging."),
@@ -160,6 +167,20 @@ results = sa.Table(
         Float,
         "minutes scaled by rcp_factor (= minutes when scaling is rcp-scaled); "
         "NULL without a factor. Not the published score when scaling is unscaled.",
+    ),
+    _col(
+        "energy_kwh",
+        Float,
+        "Energy to train in kWh, where power was measured (MLPerf Training v4.0 on): MLPerf Power's "
+        "metric, the olympic mean of the runs' energy; NULL elsewhere.",
+    ),
+    _col("energy_scope", Text, "What energy_kwh covers: nodes, or nodes and interconnect."),
+    _col("energy_measurement", Text, "AC or DC: where energy_kwh was measured, when the logs say."),
+    _col(
+        "import_notes",
+        Text,
+        "What the importer read generously or corrected in the source (a division spelled 'close', "
+        "a catalog correction), separated by ' | '.",
     ),
     _col("source_url", Text, "Where the result was published."),
     _col("source_citation", Text, "Citation, for sources without a stable URL."),
@@ -285,6 +306,10 @@ def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = 
                 "scaling": provenance.get("scaling"),
                 "rcp_factor": provenance.get("rcp_factor"),
                 "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
+                "energy_kwh": (result.get("energy") or {}).get("kwh"),
+                "energy_scope": (result.get("energy") or {}).get("scope"),
+                "energy_measurement": (result.get("energy") or {}).get("measurement"),
+                "import_notes": " | ".join(provenance.get("notes", ())) or None,
                 "source_url": source.get("url"),
                 "source_citation": source.get("citation"),
                 "source_note": source.get("note"),
@@ -375,16 +400,14 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
     from leaderboard.normalize import usd_per_chip_hour
 
     return {
-        "rounds": [asdict(r) for r in catalog.rounds.values()],
-        "benchmarks": [
-            {k: v for k, v in asdict(b).items() if k not in ("rounds", "log_metric")}
-            for b in catalog.benchmarks.values()
-        ],
+        "rounds": [{c.name: getattr(r, c.name) for c in rounds.columns} for r in catalog.rounds.values()],
+        "benchmarks": [{c.name: getattr(b, c.name) for c in benchmarks.columns} for b in catalog.benchmarks.values()],
         "benchmark_rounds": [
             {
                 "benchmark": b.id,
                 "round": r,
                 "quality_target": rules.quality_target,
+                "open_quality_target": rules.open_quality_target,
                 "runs": rules.runs,
                 "drop_fastest": rules.drop_fastest,
                 "drop_slowest": rules.drop_slowest,

@@ -113,8 +113,12 @@ def test_no_price_gives_null_cost_with_reason(empty_project):
 
 
 def test_catalog_tables(built):
-    assert sql(built, "SELECT quality_target, runs, drop_fastest FROM benchmark_rounds WHERE benchmark = 'unet3d'") == [
-        (0.908, 40, 4)
+    unet3d = "SELECT DISTINCT quality_target, runs, drop_fastest FROM benchmark_rounds WHERE benchmark = 'unet3d'"
+    assert sql(built, unet3d) == [(0.908, 40, 4)]
+    replaced = "SELECT id, replaces FROM benchmarks WHERE replaces IS NOT NULL ORDER BY id"
+    assert ("retinanet", "ssd") in sql(built, replaced)
+    assert sql(built, "SELECT log_format, layout FROM rounds WHERE id = 'mlperf-training-v0.5'") == [
+        ("mlpv0.5", "v0.5-entries")
     ]
     [(usd, per_chip_hour)] = sql(
         built, "SELECT usd, usd_per_chip_hour FROM prices WHERE accelerator = 'tpu-v3' AND tier = 'on-demand'"

@@ -38,7 +38,7 @@ class LogFile:
 
     kind: str
     result: ResultDir
-    run: int  # the run's number (result_<run>.txt)
+    run: int | str  # the run's number (result_<run>.txt); a power log's folder name after result_ (power/result_<run>/)
     name: str  # file name
 
 
@@ -61,7 +61,7 @@ class Layout:
         match = self._power.match(path) if self._power else None
         if match:
             kind = "node" if match["kind"] == "node" else "switch"
-            return LogFile(kind, self._result_dir(match), int(match["run"]), path.rsplit("/", 1)[-1])
+            return LogFile(kind, self._result_dir(match), match["run"], path.rsplit("/", 1)[-1])
         return None
 
     def system_file(self, path: str) -> tuple[str, str] | None:
@@ -89,7 +89,7 @@ class OrgSystems(Layout):
     name = "org-systems"
     _dir = r"^(?:(?P<top>.*)/)?(?P<repo>(?P<org>[^/]+)/results/(?P<system>[^/]+)/(?P<folder>[^/]+))"
     _result = re.compile(_dir + r"/result_(?P<run>\d+)\.txt$")
-    _power = re.compile(_dir + r"/power/result_(?P<run>\d+)/(?P<kind>node|sw)_[^/]+\.txt$")
+    _power = re.compile(_dir + r"/power/result_(?P<run>[^/]+)/(?P<kind>node|sw)_[^/]+\.txt$")
     _system = (
         re.compile(r"^(?:(?P<top>.*)/)?(?P<repo>(?P<org>[^/]+)/systems/[^/]+\.json)$"),
         re.compile(r"^(?:(?P<top>.*)/)?(?P<repo>(?P<org>[^/]+)/results/[^/]+/entry\.json)$"),

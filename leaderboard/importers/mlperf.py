@@ -225,7 +225,7 @@ def import_mlperf(
 
     systems: dict[str, Any] = {}  # path in the source -> parsed description or an error message
     logs: dict[ResultDir, dict[int, tuple[str, RunLog | None]]] = {}
-    power_logs: dict[ResultDir, dict[int, list[PowerLog]]] = {}  # result -> run number -> its power logs
+    power_logs: dict[ResultDir, dict[str, list[PowerLog]]] = {}  # result -> power/result_<run> -> its power logs
     notes = SourceNotes()
 
     try:
@@ -322,7 +322,7 @@ class PowerLog:
 
 
 def _energy(
-    runs: list[RunLog], score, power_by_number: dict[int, list[PowerLog]], numbers: list[int], rules
+    runs: list[RunLog], score, power_by_number: dict[str, list[PowerLog]], numbers: list[int], rules
 ) -> tuple[dict | None, str | None]:
     """The result's energy (submission format's result.energy), or None and why it has none."""
     if not power_by_number:
@@ -333,7 +333,7 @@ def _energy(
         if score.runs_minutes[index] is None:
             runs_joules.append(None)
             continue
-        logs = power_by_number.get(number, [])
+        logs = power_by_number.get(str(number), [])
         broken = next((log for log in logs if log.problem), None)
         if broken:
             return None, f"power/result_{number}/{broken.name}: {broken.problem}"
@@ -358,7 +358,7 @@ def _energy(
 def _score_directory(
     result: ResultDir,
     runs_by_number: dict[int, tuple[str, RunLog | None]],
-    power_by_number: dict[int, list[PowerLog]],
+    power_by_number: dict[str, list[PowerLog]],
     systems: dict[str, Any],
     used_systems: set[str],
     round_: Round,

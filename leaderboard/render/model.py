@@ -55,6 +55,11 @@ class Board:
         return f"{self.benchmark['name']}, {self.round['name']}"
 
     @property
+    def has_energy(self) -> bool:
+        """Whether any result measured its energy to train (an energy column only then)."""
+        return any(row.get("energy_kwh") is not None for row in self.rows)
+
+    @property
     def heading(self) -> dict:
         """What a page about one of the board's results shows of the board: not its rows, so
         that page is drawn again only when its own values change, not any row of its board."""
