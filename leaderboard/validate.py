@@ -449,15 +449,18 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                     if name == "quality"
                     else f"the closed-division target is {rules.quality_target}",
                 )
+    closed_targets = [rules.quality_target, *(t for _, t in rules.batch_size_targets)] if rules else []
     if (
         rules
         and division == "closed"
         and target is not None
-        and not math.isclose(target, rules.quality_target, abs_tol=1e-12)
+        and not any(math.isclose(target, allowed, abs_tol=1e-12) for allowed in closed_targets)
     ):
+        batch = "".join(f", or {t} from a global batch size of {b:g}" for b, t in rules.batch_size_targets)
         yield doc.problem(
             ("result", "quality_target"),
-            f"closed division target for {benchmark.name} in {round_.name} is {rules.quality_target}, not {target}",
+            f"closed division target for {benchmark.name} in {round_.name} is {rules.quality_target}{batch}, "
+            f"not {target}",
             "the closed division trains to the round's target; or use division: open",
         )
     if quality is not None and target is not None and benchmark.direction:

@@ -8,18 +8,11 @@ A format reader turns each of its lines into an MLLOG-style record (`key`, `valu
 from __future__ import annotations
 
 import math
-import struct
 from dataclasses import dataclass
 
+from leaderboard.normalize import reaches_target
+
 INIT_LIMIT_MINUTES = 30.0
-
-
-def _single(value: float) -> float:
-    """`value` rounded to single precision (float32), as many frameworks log their metrics."""
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:
-        return value
 
 
 @dataclass(frozen=True)
@@ -44,13 +37,7 @@ class Targets:
                 target = value
         return target
 
-    @staticmethod
-    def reached(value: float, target: float, direction: str) -> bool:
-        """value is at the target or beyond it. A value logged in single precision that equals the
-        target in single precision reaches it (v0.5 GNMT logs BLEU 21.799999237060547, float32(21.8))."""
-        if value == _single(target):
-            return True
-        return value >= target if direction == "higher" else value <= target
+    reached = staticmethod(reaches_target)
 
     def describe(self, batch_size: float | None) -> str:
         wanted = [f"{self.log_metric or 'eval_accuracy'} {self.primary_target(batch_size)}"]

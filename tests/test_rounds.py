@@ -1,0 +1,168 @@
+"""Every shipped MLPerf Training round, imported from the real archives in ../shared/data (the
+tests skip without them): the shipped submissions are exactly what the importer writes, every
+score the reference tool printed is matched, and the README's per-round figures are true."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from leaderboard.catalog import load_catalog
+from leaderboard.importers.mlperf import import_sources
+from leaderboard.store import result_rows
+from leaderboard.validate import validate_paths
+
+CATALOG = load_catalog(ROOT / "catalog")
+ROUNDS = sorted(
+    (r.id for r in CATALOG.rounds.values() if r.kind == "mlperf-training"),
+    key=lambda r: tuple(int(p) for p in r.rsplit("v", 1)[1].split(".")),
+)
+
+
+@pytest.fixture(scope="session")
+def imported(shared_data, tmp_path_factory):
+    """Every round imported once, from its tar.xz, into a copy of the shipped submissions
+    (so hand-added keys are kept, as in the project). Round id -> (report, entries by result
+    folder in the round's repository, submissions folder)."""
+    out = tmp_path_factory.mktemp("rounds") / "submissions"
+    for round_id in ROUNDS:
+        if (ROOT / "submissions" / round_id).is_dir():
+            shutil.copytree(ROOT / "submissions" / round_id, out / round_id)
+    archives = [shared_data / f"{round_id}.tar.xz" for round_id in ROUNDS]
+    outcomes = import_sources(archives, None, CATALOG, ROOT / "catalog", out)
+    rounds = {}
+    for outcome in outcomes:
+        assert outcome.failure is None, outcome.failure
+        entries = {}
+        for written in outcome.report.written:
+            data = yaml.safe_load(written.path.read_text())
+            entries[_key_of(data)] = data
+        rounds[outcome.round_id] = (outcome.report, entries, out)
+    return rounds
+
+
+def _key_of(data: dict) -> str:
+    """The result folder in the round's repository, from its URL (.../tree/<branch>/<folder>)."""
+    return data["source"]["url"].split("/tree/", 1)[1].split("/", 1)[1]
+
+
+@pytest.mark.parametrize("round_id", ROUNDS)
+def test_the_shipped_submissions_are_what_the_importer_writes(imported, round_id):
+    report, _, out = imported[round_id]
+    changed = [str(w.path.relative_to(out)) for w in report.written if w.status != "unchanged"]
+    assert changed == [], f"re-run `leaderboard import-mlperf` for {round_id}: these files differ"
+    shipped = sorted(p.relative_to(ROOT / "submissions") for p in (ROOT / "submissions" / round_id).rglob("*.yaml"))
+    assert shipped == sorted(w.path.relative_to(out) for w in report.written)
+
+
+@pytest.mark.parametrize("round_id", ROUNDS)
+def test_every_imported_entry_is_valid(imported, round_id):
+    _, _, out = imported[round_id]
+    result = validate_paths([out / round_id], ROOT / "catalog")
+    assert result.problems == []
+
+
+REFERENCE_ROUNDS = [r for r in ROUNDS if (ROOT.parent / "shared" / "data" / f"{r}.reference-scores.csv").is_file()]
+
+
+@pytest.mark.parametrize("round_id", REFERENCE_ROUNDS)
+def test_every_reference_score_is_matched(imported, shared_data, round_id):
+    """Each row the reference tool printed has our entry, whose minutes agree within 1e-4
+    relative (v1.1's file has both scores: the unscaled one is what we publish)."""
+    _, entries, _ = imported[round_id]
+    by_folders = {tuple(folder.split("/")[-2:]): entry for folder, entry in entries.items()}
+    with (shared_data / f"{round_id}.reference-scores.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    problems = []
+    for row in rows:
+        entry = by_folders.get((row["system"], row["benchmark"]))
+        reference = float(row.get("minutes") or row["minutes_unscaled"])
+        if entry is None:
+            problems.append(f"{row['submitter']} {row['system']} {row['benchmark']}: no entry")
+        elif abs(entry["result"]["minutes"] - reference) > 1e-4 * reference:
+            problems.append(f"{row['system']} {row['benchmark']}: {entry['result']['minutes']} != {reference}")
+        elif _chips(row) != entry["system"]["count"]:
+            problems.append(f"{row['system']} {row['benchmark']}: {entry['system']['count']} chips != {_chips(row)}")
+    assert problems == []
+
+
+def _chips(row: dict) -> int:
+    """The reference's chip count: its accelerators, or for a CPU result its host processors."""
+    accelerators = int(float(row["accelerators_count"] or 0))
+    return accelerators or int(float(row["host_processors_count"]))
+
+
+def _readme_rounds() -> dict[str, list[str]]:
+    """The README's per-round table: round id -> its cells."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("<!-- BEGIN rounds -->", 1)[1].split("<!-- END rounds -->", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        match = re.fullmatch(r"v(\d+\.\d+)", cells[0]) if cells else None
+        if match:
+            rows[f"mlperf-training-v{match[1]}"] = cells
+    return rows
+
+
+def test_the_readme_states_every_round():
+    assert sorted(_readme_rounds(), key=ROUNDS.index) == ROUNDS
+
+
+@pytest.fixture(scope="module")
+def shipped_rows():
+    """The shipped MLPerf results normalized as the database holds them: round -> rows."""
+    result = validate_paths([ROOT / "submissions" / r for r in ROUNDS], ROOT / "catalog")
+    assert result.ok
+    rows, _ = result_rows(result.entries, CATALOG)
+    by_round: dict[str, list[dict]] = {}
+    for row in rows:
+        by_round.setdefault(row["round"], []).append(row)
+    return by_round
+
+
+@pytest.mark.parametrize("round_id", ROUNDS)
+def test_the_readme_figures_of_each_round_are_the_import(imported, shipped_rows, shared_data, round_id):
+    report, entries, _ = imported[round_id]
+    cells = _readme_rounds()[round_id]
+    number = lambda cell: int(cell.replace(",", ""))  # noqa: E731
+    assert number(cells[1]) == report.result_dirs
+    assert number(cells[2]) == report.logs_read
+    assert number(cells[3]) == len(entries)
+    assert number(cells[4]) == len(report.runs_failed)
+    assert number(cells[5]) == len(report.skipped)
+    reference = shared_data / f"{round_id}.reference-scores.csv"
+    if reference.is_file():
+        with reference.open() as handle:
+            rows = {(row["system"], row["benchmark"]) for row in csv.DictReader(handle)}
+        assert cells[6] == f"{len(rows)} / {len(rows)}"
+        left_out = [folder for folder in entries if tuple(folder.split("/")[-2:]) not in rows]
+        assert number(cells[7]) == len(left_out)
+    else:
+        assert cells[6] == "no reference tool" and number(cells[7]) == len(entries)
+    shipped = shipped_rows[round_id]
+    assert cells[8] == f"{sum(1 for r in shipped if r['cost_usd'] is not None)} / {len(shipped)}"
+    assert number(cells[9]) == sum(1 for r in shipped if r["energy_kwh"] is not None)
+
+
+# What was announced when the rounds were published, in seconds, and the result folder it is
+# (v0.6: VentureBeat, 2019-07-10, "MLPerf: Google's Cloud TPUs and Nvidia's Tesla V100 break AI
+# training records"). v0.5's announcements name no times in the sources available here.
+ANNOUNCED = [
+    ("mlperf-training-v0.6", "NVIDIA/results/dgx2h_n96_ngc19.05_mxnet/resnet", 80, 1536),
+    ("mlperf-training-v0.6", "Google/results/tpu-v3-2048/transformer", 51, 1024),
+    ("mlperf-training-v0.6", "Google/results/tpu-v3-2048/ssd", 72, 1024),
+]
+
+
+@pytest.mark.parametrize(("round_id", "folder", "seconds", "chips"), ANNOUNCED)
+def test_headline_results_are_what_was_announced(imported, round_id, folder, seconds, chips):
+    _, entries, _ = imported[round_id]
+    entry = entries[folder]
+    assert round(entry["result"]["minutes"] * 60) == seconds
+    assert entry["system"]["count"] == chips
