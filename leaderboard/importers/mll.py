@@ -40,9 +40,8 @@ import math
 import re
 from typing import Any, BinaryIO
 
-from leaderboard.importers import chunks
-from leaderboard.importers.chunks import line_blocks
-from leaderboard.importers.runlog import KEYS, RunLog, RunReader, Targets, number
+from leaderboard.importers.fieldlog import FieldLogReader
+from leaderboard.importers.runlog import KEYS, RunLog, Targets, number
 
 try:  # orjson parses JSON several times faster than json
     from orjson import JSONDecodeError as _FastError
@@ -157,41 +156,21 @@ _MUST_READ = frozenset({"run_start", "run_stop", "eval_accuracy", "eval_result"}
 
 # Every line with the marker is a record read; `<seconds> <key>: <payload>` after the marker
 # gives its fields (a line without them has no key and is skipped).
-_RECORD = re.compile(re.escape(MARKER) + rb"([^\n]*)")
 _FIELDS = re.compile(rb"[ \t]+(\S+)[ \t]+([A-Za-z0-9_]+)[ \t]*:[ \t]*(.*?)[ \t\r]*")
 
 
-class _Reader:
+class _Reader(FieldLogReader):
+    MARKER, FIELDS, FORMAT = MARKER, _FIELDS, "MLL"
+    TIME_GROUP, KEY_GROUP, PAYLOAD_GROUP = 1, 2, 3
+    READ, MUST_READ = _READ, _MUST_READ
+
     def __init__(self, targets: Targets):
-        self.runs = RunReader(targets)
-        self.run = self.runs.run
-        self.previous: bytes | None = None
+        super().__init__(targets)
         self.stopped_by_result = False
 
-    def scan(self, block: bytes, lines_before: int) -> None:
-        run = self.run
-        for match in _RECORD.finditer(block):
-            run.records += 1
-            text = match.group(1)
-            fields = _FIELDS.fullmatch(text)
-            if fields is None:
-                continue
-            key = fields.group(2).decode("ascii")
-            if key not in _READ or text == self.previous:
-                continue
-            self.previous = text
-            problem = self.record(key, fields.group(1), fields.group(3))
-            if problem is not None and run.error is None and key in _MUST_READ:
-                line_number = lines_before + block.count(b"\n", 0, match.start()) + 1
-                self.runs.fail(f"line {line_number}: {problem}")
-
-    def record(self, key: str, seconds: bytes, payload: bytes) -> str | None:
+    def record(self, key: str, time_ms: float, payload: bytes | None) -> str | None:
         try:
-            time_ms = float(seconds) * 1000.0
-        except ValueError:
-            return f"{key} time {seconds.decode('utf-8', 'replace')!r} is not a number"
-        try:
-            data = loads_lenient(payload)
+            data = loads_lenient(payload or b"")
         except ValueError:
             return f"{key} payload is neither JSON nor a Python literal"
         if type(data) is not dict:
@@ -227,11 +206,5 @@ class _Reader:
 
 
 def read_run(stream: BinaryIO, targets: Targets) -> RunLog:
-    """Score-relevant facts of one v0.6 log, read from a binary stream in chunks."""
-    reader = _Reader(targets)
-    for block, lines_before in line_blocks(stream, MARKER):
-        if block is None:
-            reader.runs.fail(f"line {lines_before}: MLL line longer than {chunks.MAX_LINE_BYTES:,} bytes")
-        else:
-            reader.scan(block, lines_before)
-    return reader.run
+    """Score-relevant facts of one v0.6 log, read from a binary stream in blocks of whole lines."""
+    return _Reader.read_run(stream, targets)

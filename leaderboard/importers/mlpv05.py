@@ -44,49 +44,25 @@ from __future__ import annotations
 import re
 from typing import Any, BinaryIO
 
-from leaderboard.importers import chunks
-from leaderboard.importers.chunks import line_blocks
+from leaderboard.importers.fieldlog import FieldLogReader
 from leaderboard.importers.mll import accuracy_value, loads_lenient, stop_status
-from leaderboard.importers.runlog import RunLog, RunReader, Targets
+from leaderboard.importers.runlog import RunLog, Targets
 
 MARKER = b":::MLPv0.5.0"
 
 _READ = frozenset({"run_start", "run_stop", "eval_accuracy"})
 
-# Every line with the marker is a record read; `<benchmark> <seconds> (<file>:<line>) <key>[: <value>]`
-# after it gives its fields (a line without them has no key and is skipped).
-_RECORD = re.compile(re.escape(MARKER) + rb"([^\n]*)")
+# After the marker: `<benchmark> <seconds> (<file>:<line>) <key>[: <value>]` (a line without these
+# fields has no key and is skipped).
 _FIELDS = re.compile(rb"[ \t]+(\S+)[ \t]+(\S+)[ \t]+\((.*?)\)[ \t]+([A-Za-z0-9_]+)[ \t]*(?::[ \t]*(.*?))?[ \t\r]*")
 
 
-class _Reader:
-    def __init__(self, targets: Targets):
-        self.runs = RunReader(targets)
-        self.run = self.runs.run
-        self.previous: bytes | None = None
+class _Reader(FieldLogReader):
+    MARKER, FIELDS, FORMAT = MARKER, _FIELDS, "MLPv0.5.0"
+    TIME_GROUP, KEY_GROUP, PAYLOAD_GROUP = 2, 4, 5
+    READ = MUST_READ = _READ
 
-    def scan(self, block: bytes, lines_before: int) -> None:
-        run = self.run
-        for match in _RECORD.finditer(block):
-            run.records += 1
-            text = match.group(1)
-            fields = _FIELDS.fullmatch(text)
-            if fields is None:
-                continue
-            key = fields.group(4).decode("ascii")
-            if key not in _READ or text == self.previous:
-                continue
-            self.previous = text
-            problem = self.record(key, fields.group(2), fields.group(5))
-            if problem is not None and run.error is None:
-                line_number = lines_before + block.count(b"\n", 0, match.start()) + 1
-                self.runs.fail(f"line {line_number}: {problem}")
-
-    def record(self, key: str, seconds: bytes, payload: bytes | None) -> str | None:
-        try:
-            time_ms = float(seconds) * 1000.0
-        except ValueError:
-            return f"{key} time {seconds.decode('utf-8', 'replace')!r} is not a number"
+    def record(self, key: str, time_ms: float, payload: bytes | None) -> str | None:
         value: Any = None
         if payload:
             try:
@@ -114,11 +90,5 @@ class _Reader:
 
 
 def read_run(stream: BinaryIO, targets: Targets) -> RunLog:
-    """Score-relevant facts of one v0.5 log, read from a binary stream in chunks."""
-    reader = _Reader(targets)
-    for block, lines_before in line_blocks(stream, MARKER):
-        if block is None:
-            reader.runs.fail(f"line {lines_before}: MLPv0.5.0 line longer than {chunks.MAX_LINE_BYTES:,} bytes")
-        else:
-            reader.scan(block, lines_before)
-    return reader.run
+    """Score-relevant facts of one v0.5 log, read from a binary stream in blocks of whole lines."""
+    return _Reader.read_run(stream, targets)
