@@ -218,8 +218,13 @@ COLUMNS = [
 ]
 
 
+# A board whose results measured energy has one more column, after the cost.
+ENERGY_COLUMNS = [*COLUMNS[: COLUMNS.index("cost") + 1], "energy_kwh", *COLUMNS[COLUMNS.index("cost") + 1 :]]
+
+
 def cells(row: dict) -> dict[str, str]:
-    return dict(zip(COLUMNS, row["cells"], strict=True))
+    columns = ENERGY_COLUMNS if len(row["cells"]) == len(ENERGY_COLUMNS) else COLUMNS
+    return dict(zip(columns, row["cells"], strict=True))
 
 
 # ---- pure rules ---------------------------------------------------------------------------
@@ -342,9 +347,24 @@ def test_every_result_is_on_its_leaderboard_with_its_rank_and_numbers(out, resul
         assert got["chip_hours"] == site.number(row["chip_hours"], 1)
         assert got["cost"] == (site.usd(row["cost_usd"]) if row["cost_usd"] is not None else "n/a")
         assert got["availability"] == row["availability"]
+        if row["energy_kwh"] is not None:
+            assert got["energy_kwh"] == site.number(row["energy_kwh"], 2)
         assert float(shown["attrs"]["data-minutes"]) == row["minutes"]
         # A board holds one round only: MLPerf and published runs are never ranked together.
         assert all(entry.startswith(row["round"] + "/") for entry in board.rows)
+
+
+def test_energy_is_shown_where_it_was_measured(out, results):
+    """Boards with a measured energy to train show it beside minutes and chip-hours; others have
+    no such column; the entry page says what the number is."""
+    measured = [row for row in results if row["energy_kwh"] is not None]
+    assert len(measured) >= 4
+    for row in measured:
+        assert cells(page(board_path(out, row)).rows[row["entry_id"]])["energy_kwh"] != "—"
+        entry = (out / "entries" / f"{row['entry_id']}.html").read_text(encoding="utf-8")
+        assert "Energy to train" in entry and "MLPerf Power" in entry
+    plain = out / "boards" / "mlperf-training-v1.1" / "resnet.html"
+    assert "Energy (kWh)" not in plain.read_text(encoding="utf-8")
 
 
 def test_numbers_written_out(out):
