@@ -746,6 +746,25 @@ def test_a_file_that_is_no_archive_is_a_clear_error(tmp_path, catalog):
         list(iter_source(tmp_path / "missing", lambda p: True))
 
 
+@pytest.mark.parametrize(("suffix", "mode"), [(".tar.xz", "w:xz"), (".tar.gz", "w:gz")])
+def test_a_damaged_compressed_archive_is_a_clear_error_not_a_hang(suffix, mode, tmp_path, catalog):
+    """xz and gzip archives are decompressed on a thread: a damaged or cut one still ends the
+    import with one line, and nothing is written."""
+    tree = write_tree(tmp_path / "tree", five_runs())
+    whole = tmp_path / f"whole{suffix}"
+    with tarfile.open(whole, mode) as archive:
+        archive.add(tree, arcname="tree")
+    data = whole.read_bytes()
+    (tmp_path / f"cut{suffix}").write_bytes(data[: len(data) // 2])
+    (tmp_path / f"garbled{suffix}").write_bytes(data[:40] + bytes(len(data) - 40))
+    for name in (f"cut{suffix}", f"garbled{suffix}"):
+        with pytest.raises(ImportFailure, match="cannot read|is not a folder or a .tar"):
+            import_mlperf(tmp_path / name, ROUND, catalog, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    _, entries = imported(tmp_path / "again", whole, catalog)
+    assert len(entries) == 1
+
+
 # ---- the command line ------------------------------------------------------------------
 
 

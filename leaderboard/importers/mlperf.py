@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from leaderboard.catalog import Catalog, Round
-from leaderboard.importers import power
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
+from leaderboard.importers.energy import PowerLog, hold, read_held_power_log, read_power_log, result_energy
 from leaderboard.importers.entries import Written, entry_data, entry_file_name, identity, write_entries
-from leaderboard.importers.layouts import LAYOUTS, LogFile, ResultDir, in_source
+from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
 from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_file
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, targets_for
@@ -25,7 +25,6 @@ from leaderboard.importers.systems import read_system, system_info
 from leaderboard.validate import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
-ENERGY_DECIMALS = 6  # kWh: a millijoule is 2.8e-10 kWh; readings are watts
 LOG_READERS = {"mllog": "mllog", "mll": "mll", "mlpv0.5": "mlpv05"}
 
 
@@ -225,11 +224,25 @@ def import_mlperf(
 
     systems: dict[str, Any] = {}  # path in the source -> parsed description or an error message
     logs: dict[ResultDir, dict[int, tuple[str, RunLog | None]]] = {}
-    power_logs: dict[ResultDir, dict[str, list[PowerLog]]] = {}  # result -> power/result_<run> -> its power logs
+    # result -> power/result_<run> -> its logs: read (from a folder) or held (from an archive)
+    power_logs: dict[ResultDir, dict[str, list[PowerLog | tuple[str, str, bytes]]]] = {}
+    unread_power: set[ResultDir] = set()  # power logs of a folder left unread: their run's log is not there
     notes = SourceNotes()
+    folder = source.resolve().parent if source.is_dir() else None
+
+    def wanted(path: str) -> bool:
+        """The layout's files; in a folder, a power log only when its run's log is there to give
+        it a time to train (a tree may hold power logs alone: v4.0's public copy does)."""
+        if not layout.wanted(path):
+            return False
+        log = layout.log_file(path) if folder is not None and path.endswith(".txt") else None
+        if log is not None and log.kind != "run" and not (folder / log.result.path / f"result_{log.run}.txt").is_file():
+            unread_power.add(log.result)
+            return False
+        return True
 
     try:
-        for source_file in iter_source(source, layout.wanted, notes):
+        for source_file in iter_source(source, wanted, notes):
             path = source_file.path
             if path.endswith(".json"):
                 _, org = layout.system_file(path)
@@ -240,9 +253,12 @@ def import_mlperf(
                 continue
             log = layout.log_file(path)
             if log.kind != "run":
-                power_logs.setdefault(log.result, {}).setdefault(log.run, []).append(
-                    _read_power(log, source_file.stream)
+                read = (
+                    read_power_log(log.kind, log.name, source_file.stream)
+                    if folder is not None
+                    else (log.kind, log.name, hold(source_file.stream))
                 )
+                power_logs.setdefault(log.result, {}).setdefault(log.run, []).append(read)
                 continue
             result = log.result
             benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(result.folder))
@@ -268,14 +284,22 @@ def import_mlperf(
     used_systems: set[str] = set()
     for result in sorted(logs):
         data, reason = _score_directory(
-            result, logs[result], power_logs.get(result, {}), systems, used_systems, round_, catalog, rcp_tables, report
+            result,
+            logs[result],
+            _power_read(power_logs.get(result, {})),
+            systems,
+            used_systems,
+            round_,
+            catalog,
+            rcp_tables,
+            report,
         )
         if data is None:
             report.skipped.append((result.path, reason))
         else:
             entries.append((result, data))
 
-    without_runs = sorted(r.path for r in set(power_logs) - set(logs))
+    without_runs = sorted(r.path for r in (set(power_logs) | unread_power) - set(logs))
     if without_runs:
         report.notes.append(
             f"power logs without any run log, so without a time to train: {len(without_runs)} result directories "
@@ -292,6 +316,14 @@ def import_mlperf(
     return report
 
 
+def _power_read(by_run: dict[str, list]) -> dict[str, list[PowerLog]]:
+    """The power logs of one result, those held from an archive read now."""
+    return {
+        run: [log if isinstance(log, PowerLog) else read_held_power_log(*log) for log in logs]
+        for run, logs in by_run.items()
+    }
+
+
 def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
     """Two system files may share a system_name (one per framework); when two such results are
     of the same benchmark and division, their names get the system folder so they stay two entries."""
@@ -302,57 +334,6 @@ def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
         if len(same) > 1:
             for result, data in same:
                 data["system"]["name"] = f"{data['system']['name']} ({result.system_slug})"
-
-
-def _read_power(log: LogFile, stream: BinaryIO) -> PowerLog:
-    """One power log read (a NodePower or SwitchPower), or why it cannot be, with its file name."""
-    try:
-        reading = power.read_node_power(stream) if log.kind == "node" else power.read_switch_power(stream)
-    except ValueError as error:
-        return PowerLog(log.kind, log.name, None, str(error))
-    return PowerLog(log.kind, log.name, reading, None)
-
-
-@dataclass(frozen=True)
-class PowerLog:
-    kind: str  # node | switch
-    name: str
-    reading: Any  # power.NodePower | power.SwitchPower, None when unreadable
-    problem: str | None
-
-
-def _energy(
-    runs: list[RunLog], score, power_by_number: dict[str, list[PowerLog]], numbers: list[int], rules
-) -> tuple[dict | None, str | None]:
-    """The result's energy (submission format's result.energy), or None and why it has none."""
-    if not power_by_number:
-        return None, None
-    runs_joules: list[float | None] = []
-    scopes, measurements = set(), set()
-    for index, number in enumerate(numbers):
-        if score.runs_minutes[index] is None:
-            runs_joules.append(None)
-            continue
-        logs = power_by_number.get(str(number), [])
-        broken = next((log for log in logs if log.problem), None)
-        if broken:
-            return None, f"power/result_{number}/{broken.name}: {broken.problem}"
-        nodes = [log.reading for log in logs if log.kind == "node"]
-        switches = [log.reading for log in logs if log.kind == "switch"]
-        if not nodes:
-            return None, f"run {number} has no node power log"
-        run = runs[index]
-        runs_joules.append(power.run_energy_joules(nodes, switches, run.stop_ms - run.start_ms))
-        scopes.add("nodes and interconnect" if switches else "nodes")
-        measurements |= {node.measurement_type for node in nodes}
-    joules = power.result_energy(score.runs_minutes, runs_joules, rules.drop_fastest, rules.drop_slowest)
-    if joules is None or len(scopes) != 1:
-        return None, "the runs' power logs do not give one energy to train"
-    energy = {"kwh": round(power.kwh(joules), ENERGY_DECIMALS), "scope": scopes.pop()}
-    if len(measurements) == 1 and measurements <= {"AC", "DC"}:
-        energy["measurement"] = measurements.pop()
-    energy["runs_kwh"] = [None if j is None else round(power.kwh(j), ENERGY_DECIMALS) for j in runs_joules]
-    return energy, None
 
 
 def _score_directory(
@@ -416,7 +397,7 @@ def _score_directory(
             report.without_rcp_table.add(benchmark_id)
     batch_sizes = {run.batch_size for run in runs if run is not None}
     quality_target = targets.primary_target(batch_sizes.pop() if len(batch_sizes) == 1 else None)
-    energy, why = _energy(runs, score, power_by_number, numbers, rules)
+    energy, why = result_energy(runs, score, power_by_number, numbers, rules)
     if why:
         report.without_energy.append((result.path, why))
     data = entry_data(round_, benchmark_id, quality_target, result, system_file, system, score, run_files, factor)

@@ -4,6 +4,8 @@ read in a streaming way and scored with the arithmetic of mlperf-logging 4.1.68'
 from __future__ import annotations
 
 import heapq
+import re
+from collections import deque
 from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
@@ -84,6 +86,16 @@ def _metadata(record: dict, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# A power reading in the shape every logger here writes, matched without a JSON parse (a node
+# log holds thousands): time, watts and metadata (`""` or an object without nested braces, read
+# as JSON for the host of the first reading only). Any other record is parsed as JSON.
+_READING_OR_RECORD = re.compile(
+    re.escape(MARKER) + rb'(?:\{"namespace": ?"", ?"time_ms": ?(\d+(?:\.\d+)?), ?"event_type": ?"POINT_IN_TIME", ?'
+    rb'"key": ?"power_reading", ?"value": ?(-?\d+(?:\.\d+)?), ?"metadata": ?(""|\{[^{}\n]*\})\}[ \t\r]*(?=\n|$)'
+    rb"|([^\n]*))"
+)
+
+
 def read_node_power(stream: BinaryIO) -> NodePower:
     """A node's power log, read in chunks with memory flat in its size.
 
@@ -95,9 +107,12 @@ def read_node_power(stream: BinaryIO) -> NodePower:
     nonsense: no start, a stop not after the start (it divides by zero), no reading in the
     window, a start or stop logged twice, a reading out of order beyond the buffer, a malformed
     record."""
-    marks: dict[str, tuple[float, int, int]] = {}  # start/stop: (time, record number, line)
+    marks: dict[str, tuple] = {}  # start/stop: (time, record number, where: its line when called)
     eff_key, eff, kind, host = None, 1.0, None, None
-    pending: list[tuple[float, int, float]] = []  # readings not yet in time order: (time, record number, watts)
+    # Readings waiting to be taken in (time, record number, watts): a queue in time order, and a
+    # heap once one comes out of order.
+    queue: deque[tuple[float, int, float]] = deque()
+    heap: list[tuple[float, int, float]] | None = None
     done_key = None  # (time, record number) of the last reading taken in
     watt_ms, prev, last, readings, overshoot = 0.0, 0.0, 0.0, 0, None
 
@@ -115,44 +130,95 @@ def read_node_power(stream: BinaryIO) -> NodePower:
         watt_ms += watts * (time - prev)
         prev, last, readings, done_key = time, max(last, time), readings + 1, (time, seq)
 
-    seq = 0
-    for where, record in _records(stream):
-        key = record.get("key")
-        if type(key) is not str or key not in _NODE_KEYS:
-            continue
-        seq += 1
-        time = number(record.get("time_ms"))
-        if time is None:
-            raise ValueError(f"line {where()}: {key} without a numeric time_ms")
-        if key == "power_reading":
-            first, last_mark = marks.get("power_measurement_start"), marks.get("power_measurement_stop")
-            if (first and (time, seq) <= first[:2]) or (last_mark and (time, seq) > last_mark[:2]):
-                continue  # outside the window whatever its place in time order
-            if done_key is not None and (time, seq) < done_key:
-                raise ValueError(f"line {where()}: power_reading more than {REORDER_RECORDS} records out of time order")
-            heapq.heappush(pending, (time, seq, _value(record, where, key)))
-            host = host or _metadata(record, "host")
-            if len(pending) > REORDER_RECORDS:
-                take(heapq.heappop(pending))
-        elif key == "conversion_eff":
-            value = _value(record, where, key)
-            if eff_key is None or (time, seq) > eff_key:
-                eff_key, eff, kind = (time, seq), value, _metadata(record, "measurement_type")
-        else:
-            if key in marks:
-                raise ValueError(f"line {where()}: {key} logged twice (first on line {marks[key][2]})")
-            marks[key] = (time, seq, where())
-            if key == "power_measurement_stop" and done_key is not None and done_key > (time, seq):
-                overshoot = marks[key][2]  # readings already taken in are timed after this stop
+    def take_queued(count: int) -> None:
+        """`take` the `count` oldest queued readings: written out, for the thousands of readings
+        of a node log (same arithmetic, same order)."""
+        nonlocal watt_ms, prev, last, readings, done_key
+        if first is None:
+            raise ValueError(f"more than {REORDER_RECORDS} power readings before power_measurement_start")
+        for _ in range(count):
+            old = queue.popleft()
+            if old[:2] > first and (last_mark is None or old[:2] <= last_mark):
+                if readings == 0:
+                    prev = first[0]
+                watt_ms += old[2] * (old[0] - prev)
+                prev, readings, done_key = old[0], readings + 1, old[:2]
+                if prev > last:
+                    last = prev
+
+    seq, host_read = 0, False
+    first = last_mark = None  # the start and stop marks, (time, record number), once logged
+    for block, lines_before in line_blocks(stream, MARKER):
+        if block is None:
+            raise ValueError(f"line {lines_before}: MLLOG line longer than the reader's limit")
+        for index, (time_text, watts_text, metadata, other) in enumerate(_READING_OR_RECORD.findall(block)):
+            if time_text:
+                seq += 1
+                key, time, where = "power_reading", float(time_text), None
+                if not host_read:  # the first reading names the host, when the log says it at all
+                    host = _metadata({"metadata": parse_record(metadata) if metadata != b'""' else ""}, "host")
+                    host_read = True
+            else:
+                where = _Where(block, lines_before, index)
+                try:
+                    record = parse_record(other)
+                except (ValueError, RecursionError):
+                    record = None
+                if type(record) is not dict:
+                    raise ValueError(f"line {where()}: MLLOG line is not a JSON object")
+                key = record.get("key")
+                if type(key) is not str or key not in _NODE_KEYS:
+                    continue
+                seq += 1
+                time = number(record.get("time_ms"))
+                if time is None:
+                    raise ValueError(f"line {where()}: {key} without a numeric time_ms")
+            if key == "power_reading":
+                if (first and (time, seq) <= first) or (last_mark and (time, seq) > last_mark):
+                    continue  # outside the window whatever its place in time order
+                if done_key is not None and (time, seq) < done_key:
+                    where = where or _Where(block, lines_before, index)
+                    raise ValueError(
+                        f"line {where()}: power_reading more than {REORDER_RECORDS} records out of time order"
+                    )
+                item = (time, seq, float(watts_text) if time_text else _value(record, where, key))
+                if heap is None and (not queue or item >= queue[-1]):
+                    queue.append(item)
+                    if len(queue) > REORDER_RECORDS:
+                        take_queued(1)
+                    continue
+                if heap is None:  # the first reading out of time order: a heap from here on
+                    heap = list(queue)
+                    queue.clear()
+                heapq.heappush(heap, item)
+                if len(heap) > REORDER_RECORDS:
+                    take(heapq.heappop(heap))
+                if not time_text and not host_read:
+                    host, host_read = _metadata(record, "host"), True
+            elif key == "conversion_eff":
+                value = _value(record, where, key)
+                if eff_key is None or (time, seq) > eff_key:
+                    eff_key, eff, kind = (time, seq), value, _metadata(record, "measurement_type")
+            else:
+                if key in marks:
+                    raise ValueError(f"line {where()}: {key} logged twice (first on line {marks[key][2]()})")
+                marks[key] = (time, seq, where)  # its line is worked out only for a message
+                if key == "power_measurement_start":
+                    first = (time, seq)
+                else:
+                    last_mark = (time, seq)
+                    if done_key is not None and done_key > last_mark:
+                        overshoot = marks[key][2]()  # readings already taken in are timed after this stop
     start, stop = marks.get("power_measurement_start"), marks.get("power_measurement_stop")
     if start is None:
         raise ValueError("no power_measurement_start")
-    while pending:
-        take(heapq.heappop(pending))
+    take_queued(len(queue))
+    while heap:
+        take(heapq.heappop(heap))
     if stop is not None and stop[0] <= start[0]:
         raise ValueError(
-            f"power_measurement_stop (line {stop[2]}, {stop[0]:.0f} ms) is not after "
-            f"power_measurement_start (line {start[2]}, {start[0]:.0f} ms)"
+            f"power_measurement_stop (line {stop[2]()}, {stop[0]:.0f} ms) is not after "
+            f"power_measurement_start (line {start[2]()}, {start[0]:.0f} ms)"
         )
     if overshoot is not None:
         raise ValueError(f"power readings timed after power_measurement_stop (line {overshoot}) are logged before it")
@@ -162,6 +228,21 @@ def read_node_power(stream: BinaryIO) -> NodePower:
     if stop_ms <= start[0]:
         raise ValueError("no power_measurement_stop, and no power_reading after power_measurement_start")
     return NodePower(start[0], stop_ms, watt_ms, eff, readings, stop is not None, kind, host)
+
+
+class _Where:
+    """The line of the index-th record of a block, worked out only when asked (for an error)."""
+
+    __slots__ = ("block", "lines_before", "index")
+
+    def __init__(self, block: bytes, lines_before: int, index: int):
+        self.block, self.lines_before, self.index = block, lines_before, index
+
+    def __call__(self) -> int:
+        for position, match in enumerate(RECORD.finditer(self.block)):
+            if position == self.index:
+                return _line(self.block, match.start(), self.lines_before)
+        return self.lines_before + 1  # pragma: no cover - the index comes from the same block
 
 
 def read_switch_power(stream: BinaryIO) -> SwitchPower:
