@@ -28,7 +28,7 @@ ROOT = HERE.parent
 WORK = HERE / "work"
 PYTHON = sys.executable
 REFERENCE_PINS = ["check-jsonschema==0.39.0", "mlperf-logging==4.1.68"]
-ARCHIVE = ROOT.parent / "shared" / "data" / "mlperf-training-v1.1.tar.xz"
+DATA = ROOT.parent / "shared" / "data"  # the MLPerf rounds, for the import measurements of issue 14
 
 
 @dataclass
@@ -226,23 +226,22 @@ def machine() -> str:
     return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, Python {platform.python_version()}"
 
 
-def import_comparison(archive: Path) -> dict:
-    """`leaderboard import-mlperf` on the real round (unpacked folder and tar.xz, best of 3)
-    against mlperf-logging's result_summarizer on the same folder (benchmarks/import_mlperf.py)."""
+def import_comparison(data: Path) -> dict:
+    """Issue 14's measurements (benchmarks/import_mlperf.py): every round of `data` imported from
+    its tar.xz in one `leaderboard import-mlperf` call; v3.0 and v4.0 each from the unpacked folder
+    (benchmarks/work/rounds) and the tar.xz against one result_summarizer call on the folder; and
+    peak memory with 2 MB and 200 MB synthetic logs. Without `data`, only the synthetic check."""
     import import_mlperf
 
-    folder = WORK / "mlperf"
-    if not (folder / import_mlperf.ROUND).is_dir():
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        subprocess.run(["tar", "-xJf", str(archive), "-C", str(folder)], check=True)
-    tree = folder / import_mlperf.ROUND
-    print("import-mlperf vs result_summarizer", file=sys.stderr)
-    return {
-        "folder": import_mlperf.measure("import", tree, 3),
-        "archive": import_mlperf.measure("import", archive, 3),
-        "summarizer": import_mlperf.summarizer(str(reference_venv() / "bin" / "python"), tree),
-    }
+    print("import-mlperf: every round, against result_summarizer, and with large logs", file=sys.stderr)
+    return import_mlperf.measure_all(
+        data,
+        WORK / "rounds",
+        import_mlperf.COMPARE.split(","),
+        str(reference_venv() / "bin" / "python"),
+        repeat=3,
+        memory=[int(m) for m in import_mlperf.MEMORY.split(",")],
+    )
 
 
 def verdict(value: float, target: float, at_least: bool) -> str:
@@ -309,29 +308,11 @@ def report(rows: list[dict], imports: dict | None) -> str:
             "(boards paginate at 200 rows a division; sorting and filtering cover every row through the "
             "board's data file: tests/test_browser.py)."
         )
-    if imports:
-        reference = imports["summarizer"]["seconds"]
-        out += [
-            "",
-            "Import of the real MLPerf Training v1.1 round (../shared/data), best of 3, against mlperf-logging "
-            "4.1.68's result_summarizer run on the same folder, one organization after another:",
-            "",
-            "| measurement | seconds | peak memory | vs result_summarizer |",
-            "|---|---:|---:|---:|",
-            f"| result_summarizer, folder | {reference:.1f} | | 1x |",
-        ]
-        for key, label in (("folder", "folder"), ("archive", "tar.xz")):
-            m = imports[key]
-            out.append(
-                f"| `leaderboard import-mlperf`, {label} | {m['seconds']:.2f} | {m['peak_mb']:.0f} MB | "
-                f"{reference / m['seconds']:.0f}x |"
-            )
-        slowest = reference / max(imports["folder"]["seconds"], imports["archive"]["seconds"])
-        targets.append(
-            f"- Import vs result_summarizer on the real v1.1 round: {slowest:.0f}x faster (the slower of folder "
-            f"and tar.xz); target at least 20x: {verdict(slowest, 20, True)}."
-        )
     out += ["", "Targets of issue 6 against this run:", "", *targets]
+    if imports:
+        import import_mlperf
+
+        out += ["", *import_mlperf.markdown(imports)]
     return "\n".join(out) + "\n"
 
 
@@ -340,11 +321,14 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument(
-        "--archive", type=Path, default=ARCHIVE, help="the MLPerf round for the import comparison (skipped when absent)"
+        "--data",
+        type=Path,
+        default=DATA,
+        help="folder of the MLPerf rounds' .tar.xz for the import measurements (only the synthetic one when absent)",
     )
     args = parser.parse_args()
     rows = run([int(s) for s in args.sizes.split(",")])
-    imports = import_comparison(args.archive) if args.archive.is_file() else None
+    imports = import_comparison(args.data)
     text = report(rows, imports)
     args.out.write_text(text)
     print(text)

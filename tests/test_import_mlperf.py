@@ -765,6 +765,43 @@ def test_a_damaged_compressed_archive_is_a_clear_error_not_a_hang(suffix, mode, 
     assert len(entries) == 1
 
 
+def _power_log(watts: float, begin: float, end: float) -> str:
+    """A node power log: readings every second at `watts` over [begin, end] (ms)."""
+    lines = [line("power_measurement_start", None, begin)]
+    lines += [line("power_reading", watts, at) for at in range(int(begin) + 1000, int(end) + 1, 1000)]
+    lines.append(line("power_measurement_stop", None, end))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["folder", "tar.xz"])
+def test_energy_from_power_logs_and_power_logs_without_runs(kind, tmp_path, catalog):
+    """A result's runs with power logs get MLPerf Power's energy (1 kW over each run's minutes);
+    power logs whose run logs are not there give no entry and are reported, from a folder
+    (left unread) as from an archive (held, never scored)."""
+    tree = write_tree(tmp_path / "tree", five_runs())
+    minutes = [10.0 + i for i in range(5)]
+    for run, length in enumerate(minutes):
+        folder = tree / "Acme" / "results" / "box_n2" / "resnet" / "power" / f"result_{run}"
+        folder.mkdir(parents=True)
+        begin = T0 + MINUTE  # the run's start (run_log: one minute of initialization)
+        (folder / "node_0.txt").write_text(_power_log(1000.0, begin, begin + length * MINUTE))
+    alone = tree / "Acme" / "results" / "box_n2" / "ssd" / "power" / "result_0"
+    alone.mkdir(parents=True)
+    (alone / "node_0.txt").write_text(_power_log(500.0, T0, T0 + MINUTE))
+    source = tree
+    if kind == "tar.xz":
+        source = tmp_path / "tree.tar.xz"
+        with tarfile.open(source, "w:xz") as archive:
+            archive.add(tree, arcname="tree")
+    report, [entry] = imported(tmp_path, source, catalog)
+    energy = entry["result"]["energy"]
+    assert energy["runs_kwh"] == [pytest.approx(m / 60, abs=1e-6) for m in minutes]  # 1 kW for m minutes
+    assert energy["kwh"] == pytest.approx(sum(minutes[1:4]) / 3 / 60, abs=1e-6)  # olympic mean: 11, 12, 13 minutes
+    assert energy["scope"] == "nodes" and "measurement" not in energy
+    assert report.with_energy == 1
+    assert any("power logs without any run log" in note and "box_n2/ssd" in note for note in report.notes)
+
+
 # ---- the command line ------------------------------------------------------------------
 
 

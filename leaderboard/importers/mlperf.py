@@ -49,9 +49,8 @@ class ImportReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (result directory, reason)
     unscaled: list[tuple[str, str]] = field(default_factory=list)  # (result directory, why no RCP scaling)
     without_rcp_table: set[str] = field(default_factory=set)  # closed-division benchmarks the round has no RCPs for
-    without_energy: list[tuple[str, str]] = field(
-        default_factory=list
-    )  # (result directory, why its power logs give none)
+    # (result directory, why its power logs give no energy to train)
+    without_energy: list[tuple[str, str]] = field(default_factory=list)
     with_energy: int = 0
     notes: list[str] = field(default_factory=list)
 
