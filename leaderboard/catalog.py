@@ -53,6 +53,7 @@ class RoundRules:
     extra_targets: dict[str, float] = field(default_factory=dict)
     batch_size_targets: tuple[tuple[float, float], ...] = ()  # (from global batch size, quality target)
     open_quality_target: float | None = None  # the target the open division must reach too, where it must
+    rcp_allowance: float = 0.0  # how much faster than the RCP t-test's bound a result may converge and pass
 
 
 @dataclass(frozen=True)

@@ -487,6 +487,10 @@ def test_converging_faster_than_the_reference_allows_gets_no_factor():
     too_fast = rcp.rcp_scaling((minimum - 0.01,) * 5, 1000, points, 1, 1, 5)
     assert too_fast.factor is None
     assert "faster than the reference allows" in too_fast.reason
+    # An allowance (Llama 3.1 405B from ruleset 5.0.0) lets that much faster pass, and scales it.
+    allowed = rcp.rcp_scaling((minimum - 0.01,) * 5, 1000, points, 1, 1, 5, allowance=0.02)
+    assert allowed.factor == pytest.approx(30.5 / (minimum - 0.01))
+    assert rcp.rcp_scaling((minimum - 0.03,) * 5, 1000, points, 1, 1, 5, allowance=0.02).factor is None
 
 
 def test_the_shipped_rcp_tables_load():

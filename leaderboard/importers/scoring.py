@@ -113,5 +113,7 @@ def scaling_factor(
             return None, f"run {index} logs no {UNIT_SOURCES[table.unit]}"
         progress.append(value)
     points = reference_points(table, rules.drop_fastest, rules.drop_slowest)
-    scaling = rcp_scaling(progress, sizes.pop(), points, rules.drop_fastest, rules.drop_slowest, rules.runs)
+    scaling = rcp_scaling(
+        progress, sizes.pop(), points, rules.drop_fastest, rules.drop_slowest, rules.runs, rules.rcp_allowance
+    )
     return scaling.factor, scaling.reason
