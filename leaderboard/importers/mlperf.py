@@ -149,7 +149,9 @@ def import_sources(
     workers = min(len(plan), jobs or available_cpus())
     if workers <= 1:
         for outcome in plan:
-            _import_one(outcome, catalog, catalog_dir, out, progress)
+            outcome.report, outcome.failure = _import_in_worker(
+                outcome.source, outcome.round_id, catalog, catalog_dir, out, progress
+            )
         return plan
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -180,14 +182,6 @@ def _size(source: Path) -> int:
         )
     except OSError:
         return 0
-
-
-def _import_one(
-    outcome: SourceOutcome, catalog: Catalog, catalog_dir: Path, out: Path, progress: Callable[[int], None] | None
-) -> None:
-    outcome.report, outcome.failure = _import_in_worker(
-        outcome.source, outcome.round_id, catalog, catalog_dir, out, progress
-    )
 
 
 def _import_in_worker(
@@ -228,6 +222,7 @@ def import_mlperf(
     unread_power: set[ResultDir] = set()  # power logs of a folder left unread: their run's log is not there
     notes = SourceNotes()
     folder = source.resolve().parent if source.is_dir() else None
+    targets: dict[str, Targets] = {}  # benchmark id -> what its runs must reach, made once
 
     def wanted(path: str) -> bool:
         """The layout's files; in a folder, a power log only when its run's log is there to give
@@ -264,7 +259,9 @@ def import_mlperf(
             rules = benchmark.rounds.get(round_id) if benchmark else None
             run = None
             if rules is not None:  # a directory the round does not know is skipped unread
-                run = read_run(source_file.stream, targets_for(benchmark, rules, round_))
+                if benchmark.id not in targets:
+                    targets[benchmark.id] = targets_for(benchmark, rules, round_)
+                run = read_run(source_file.stream, targets[benchmark.id])
             report.logs_read += 1
             logs.setdefault(result, {})[log.run] = (log.name, run)
             if progress:
