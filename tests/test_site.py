@@ -25,7 +25,7 @@ from conftest import ROOT, run_cli
 
 from leaderboard import store
 from leaderboard.normalize import TIERS, competition_ranks, slug
-from leaderboard.render import charts, downloads, model, site
+from leaderboard.render import charts, downloads, entries, feeds, model, site, writer
 
 HOSTILE_SYSTEM = "<script>alert(1)</script> \"double\" 'single' & Ünïcødé — 🚀 </td>"
 HOSTILE_SUBMITTER = 'Ünïcødé & "Quoted" <Lab>'
@@ -297,12 +297,12 @@ def test_famous_models_are_labelled(name, family):
     ],
 )
 def test_number_formats(value, number, usd):
-    assert site.number(value) == number
-    assert site.usd(value) == usd
+    assert writer.number(value) == number
+    assert writer.usd(value) == usd
 
 
 def test_script_json_cannot_close_the_script_element():
-    text = site.script_json({"name": "</script><script>alert(1)</script>&\u2028"})
+    text = writer.script_json({"name": "</script><script>alert(1)</script>&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == {"name": "</script><script>alert(1)</script>&\u2028"}
 
@@ -342,13 +342,13 @@ def test_every_result_is_on_its_leaderboard_with_its_rank_and_numbers(out, resul
         assert got["rank"] == str(ranks[row["entry_id"]])
         assert got["submitter"] == " ".join(row["submitter"].split())
         assert got["system"].startswith(" ".join(row["system"].split()))
-        assert got["chips"] == site.number(row["chips"])
-        assert got["minutes"] == site.number(row["minutes"])
-        assert got["chip_hours"] == site.number(row["chip_hours"], 1)
-        assert got["cost"] == (site.usd(row["cost_usd"]) if row["cost_usd"] is not None else "n/a")
+        assert got["chips"] == writer.number(row["chips"])
+        assert got["minutes"] == writer.number(row["minutes"])
+        assert got["chip_hours"] == writer.number(row["chip_hours"], 1)
+        assert got["cost"] == (writer.usd(row["cost_usd"]) if row["cost_usd"] is not None else "n/a")
         assert got["availability"] == row["availability"]
         if row["energy_kwh"] is not None:
-            assert got["energy_kwh"] == site.number(row["energy_kwh"], 2)
+            assert got["energy_kwh"] == writer.number(row["energy_kwh"], 2)
         assert float(shown["attrs"]["data-minutes"]) == row["minutes"]
         # A board holds one round only: MLPerf and published runs are never ranked together.
         assert all(entry.startswith(row["round"] + "/") for entry in board.rows)
@@ -460,7 +460,7 @@ def test_entry_page_shows_every_column_and_the_normalization(out, project_built,
         _, provider, per_hour, cost, date = costs[tier]
         if cost is None:
             continue
-        assert site.usd(cost) in text and date in text and provider in text
+        assert writer.usd(cost) in text and date in text and provider in text
         if per_hour is not None:
             assert f"640 chip-hours × ${per_hour:.4g}" in text
     assert "A run the site tests know by heart" in text
@@ -472,7 +472,7 @@ def test_device_counts_are_worked_out(out, results):
     devices = [r for r in results if r["unit"] == "device"]
     for row in devices:
         text = (out / f"entries/{row['entry_id']}.html").read_text(encoding="utf-8")
-        assert "chips per device" in text and f"<strong>{site.number(row['chips'])} chips</strong>" in text
+        assert "chips per device" in text and f"<strong>{writer.number(row['chips'])} chips</strong>" in text
 
 
 def test_unverified_results_say_so(out, results):
@@ -670,7 +670,7 @@ def test_feed_is_valid_atom_with_new_entries_and_records(out, results):
     ns = {"a": "http://www.w3.org/2005/Atom"}
     entries = tree.getroot().findall("a:entry", ns)
     titles = [e.find("a:title", ns).text for e in entries]
-    assert len(entries) == site.FEED_ITEMS <= len(results)  # the newest only: the feed stays small
+    assert len(entries) == feeds.FEED_ITEMS <= len(results)  # the newest only: the feed stays small
     assert any(t.startswith("New record: ") for t in titles)
     assert any(HOSTILE_SYSTEM in t for t in titles)  # escaped in the file, literal once parsed
     newest = max(r["date"] for r in results)
@@ -775,8 +775,8 @@ def test_a_failed_build_leaves_the_previous_site(empty_project, monkeypatch):
             raise RuntimeError("disk full")
         return original(*args, **kwargs)
 
-    original = site._entry_page
-    monkeypatch.setattr(site, "_entry_page", fail_after_some_pages)
+    original = entries._entry_page
+    monkeypatch.setattr(entries, "_entry_page", fail_after_some_pages)
     with pytest.raises(RuntimeError):
         site.render_site(project / "leaderboard.duckdb", project / "site", None, project=project)
     assert tree_digest(project / "site") == before

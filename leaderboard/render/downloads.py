@@ -19,7 +19,7 @@ from leaderboard.render.model import RESULT_ORDER
 
 if TYPE_CHECKING:
     from leaderboard.render.model import Board
-    from leaderboard.render.site import SiteWriter
+    from leaderboard.render.writer import SiteWriter
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -1,0 +1,113 @@
+"""Leaderboard pages (one per round x benchmark, split by division, paged) and round pages."""
+
+from __future__ import annotations
+
+from leaderboard.render import charts as chart_specs
+from leaderboard.render import model
+from leaderboard.render.model import Board
+from leaderboard.render.writer import SiteWriter
+
+
+def write_pages(site: SiteWriter, colours: dict) -> None:
+    for board in site.data.boards:
+        _board_page(site, board, colours)
+    for round_ in site.data.rounds:
+        _round_page(site, round_, colours)
+
+
+def _division_context(board: Board, division: str) -> str:
+    return f"{board.benchmark['name']}, {board.round['name']}, {division} division"
+
+
+def board_page_count(board: Board, page_rows: int) -> int:
+    return max(1, max((-(-len(rows) // page_rows) for rows in board.divisions.values()), default=1))
+
+
+def board_page_path(board: Board, page: int) -> str:
+    """Page 0 is the board's own path; later pages sit in a folder named after it."""
+    if page == 0:
+        return board.path
+    return f"boards/{board.round['id']}/{board.benchmark['id']}/page-{page + 1}.html"
+
+
+def _board_page(site: SiteWriter, board: Board, colours) -> None:
+    root = "../" * board.path.count("/")
+    charts_by_division = {}
+    for division, rows in board.divisions.items():
+        context = _division_context(board, division)
+        stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
+        inputs = [stem, board.round["kind"], rows, context, colours, root]
+        charts = site.reuse.charts(stem, inputs) if site.reuse is not None else None
+        if charts is None:
+            charts = []
+            if board.round["kind"] != "published":
+                charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
+            charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
+            charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
+            charts = [c for c in charts if c]
+            if site.reuse is not None:
+                site.reuse.record_charts(stem, inputs, charts)
+        charts_by_division[division] = [site.chart(c) for c in charts]
+    rows = board.rows
+    count = board_page_count(board, site.page_rows)
+    pages = [{"number": k + 1, "path": board_page_path(board, k)} for k in range(count)]
+    filters = {
+        "accelerators": sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
+        "submitters": sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
+        "availabilities": [a for a in model.AVAILABILITIES if any(r["availability"] == a for r in rows)],
+        "unverified": sum(1 for r in rows if not r["verified"]),
+    }
+    for k, page in enumerate(pages):
+        first = k * site.page_rows
+        sections = [
+            {
+                "division": division,
+                "rows": division_rows[first : first + site.page_rows],
+                "first": first + 1,
+                "size": len(division_rows),
+                # The charts draw every row of the division: they sit on the first page only.
+                "charts": charts_by_division[division] if k == 0 else [],
+            }
+            for division, division_rows in board.divisions.items()
+        ]
+        site.page(
+            page["path"],
+            "board.html",
+            board=board,
+            sections=sections,
+            pages=pages,
+            page_number=k + 1,
+            page_rows=site.page_rows,
+            rows_script=f"data/boards/{board.key}.js" if count > 1 else None,
+            **filters,
+        )
+
+
+def _round_page(site: SiteWriter, round_: dict, colours) -> None:
+    data = site.data
+    path = f"rounds/{round_['id']}.html"
+    root = "../"
+    boards = [b for b in data.boards if b.round["id"] == round_["id"]]
+    rows = [r for b in boards for r in b.rows]
+    charts = []
+    if round_["kind"] == "published" and rows:
+        for metric in ("chip_hours", "cost"):
+            charts.append(
+                chart_specs.over_time(
+                    f"{round_['id']}--{metric}-over-time", rows, metric, round_["name"], colours, root
+                )
+            )
+        if data.epoch_comparison:
+            charts.append(
+                chart_specs.epoch_comparison(
+                    f"{round_['id']}--epoch-cost", data.epoch_comparison, {r["entry_id"]: r for r in rows}
+                )
+            )
+    site.page(
+        path,
+        "round.html",
+        round=round_,
+        boards=boards,
+        records=model.records,
+        charts=[site.chart(c) for c in charts if c],
+    )

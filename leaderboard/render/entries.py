@@ -1,0 +1,77 @@
+"""Entry pages: one per result, with its costs, energy and the submission file it came from."""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from pathlib import Path
+
+from leaderboard.render.boards import board_page_path
+from leaderboard.render.writer import SiteWriter
+
+
+def write_pages(site: SiteWriter, project: Path | None) -> None:
+    _real_folder.cache_clear()  # folders may have changed since the last build in this process
+    for row in site.data.results:
+        _entry_page(site, row, project)
+
+
+def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
+    data = site.data
+    board = site.boards_by_key[f"{row['round']}/{row['benchmark']}"]
+    division_rows = board.divisions[row["division"]]
+    accelerator = data.accelerators.get(row["accelerator"], {})
+    source_text, submission_copy = None, None
+    if project is not None:
+        content = _project_file_bytes(project, row["file"])
+        if content is not None:
+            source_text = content.decode("utf-8", errors="replace")
+            submission_copy = f"data/{row['file']}"
+            site.copy(submission_copy, content)
+    page = site.positions[row["entry_id"]] // site.page_rows
+    site.page(
+        row["path"],
+        "entry.html",
+        row=row,
+        board=board.heading,
+        board_page=board_page_path(board, page),
+        division_size=len(division_rows),
+        accelerator=accelerator,
+        columns=data.columns,
+        source_text=source_text,
+        submission_copy=submission_copy,
+        per_unit=_chips_per_unit(row, accelerator),
+    )
+
+
+def _project_file_bytes(project: Path, relative: str) -> bytes | None:
+    """The bytes of a regular file inside `project` (resolved), never through a link and
+    never outside it (a database from elsewhere may name any path); None otherwise."""
+    source = os.path.join(project, relative)
+    folder = _real_folder(os.path.dirname(source))
+    if folder != str(project) and not folder.startswith(str(project) + os.sep):
+        return None
+    try:
+        handle = os.open(os.path.join(folder, os.path.basename(source)), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return None
+        return file.read()
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    """A folder's real path: resolved once per folder, not once per file."""
+    return os.path.realpath(folder)
+
+
+def _chips_per_unit(row: dict, accelerator: dict) -> float | None:
+    if row["unit"] == "chip":
+        return 1.0
+    if row["unit"] == "device":
+        return accelerator.get("chips_per_device")
+    cores = accelerator.get("cores_per_chip")
+    return 1 / cores if cores else None

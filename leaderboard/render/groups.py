@@ -1,0 +1,85 @@
+"""Accelerator and submitter pages: a result's every board and division, never ranked across them."""
+
+from __future__ import annotations
+
+from leaderboard.render import model
+from leaderboard.render.model import SiteData
+from leaderboard.render.writer import SiteWriter
+
+# Accelerator and submitter pages show at most this many rows of each board and division
+# (the best ranked): every result stays reachable on its leaderboard and entry page.
+GROUP_ROWS = 50
+
+
+def write_pages(site: SiteWriter) -> None:
+    _accelerator_pages(site)
+    _submitter_pages(site)
+
+
+def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
+    """Rows grouped by board and division (never ranked across them), in board order."""
+    order = {b.key: i for i, b in enumerate(data.boards)}
+    groups: dict[tuple, dict] = {}
+    for row in rows:
+        board = data.boards[order[f"{row['round']}/{row['benchmark']}"]]
+        key = (order[board.key], list(board.divisions).index(row["division"]))
+        group = groups.setdefault(
+            key,
+            {"board": board, "division": row["division"], "rows": [], "size": len(board.divisions[row["division"]])},
+        )
+        group["rows"].append(row)
+    for group in groups.values():
+        group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
+        group["count"] = len(group["rows"])
+        group["rows"] = group["rows"][:GROUP_ROWS]
+    return [groups[key] for key in sorted(groups)]
+
+
+def used_accelerators(data: SiteData) -> list[dict]:
+    counts: dict[str, int] = {}
+    for row in data.results:
+        counts[row["accelerator"]] = counts.get(row["accelerator"], 0) + 1
+    return [
+        {**a, "results": counts[a["id"]], "path": model.accelerator_path(a["id"])}
+        for a in sorted(data.accelerators.values(), key=lambda a: a["name"])
+        if a["id"] in counts
+    ]
+
+
+def submitters(data: SiteData) -> list[dict]:
+    """Each submitter's names, page, number of results and (under "rows", for grouping) results."""
+    by_path: dict[str, dict] = {}
+    for row in data.results:
+        entry = by_path.setdefault(row["submitter_path"], {"names": set(), "path": row["submitter_path"], "rows": []})
+        entry["names"].add(row["submitter"])
+        entry["rows"].append(row)
+    return [
+        {**s, "names": sorted(s["names"]), "count": len(s["rows"])}
+        for s in sorted(by_path.values(), key=lambda s: s["path"])
+    ]
+
+
+def without_rows(submitter: dict) -> dict:
+    """What a page shows of a submitter: its rows are drawn in groups, and hashing them all
+    again for every page that names the submitter is a noticeable part of a rebuild."""
+    return {k: v for k, v in submitter.items() if k != "rows"}
+
+
+def _accelerator_pages(site: SiteWriter) -> None:
+    data = site.data
+    for accelerator in used_accelerators(data):
+        rows = [r for r in data.results if r["accelerator"] == accelerator["id"]]
+        prices = [p for p in data.prices if p["accelerator"] == accelerator["id"]]
+        site.page(
+            accelerator["path"], "accelerator.html", accelerator=accelerator, prices=prices, groups=_grouped(rows, data)
+        )
+
+
+def _submitter_pages(site: SiteWriter) -> None:
+    for submitter in submitters(site.data):
+        site.page(
+            submitter["path"],
+            "submitter.html",
+            submitter=without_rows(submitter),
+            groups=_grouped(submitter["rows"], site.data),
+        )

@@ -1,0 +1,183 @@
+"""What every page kind shares: the Jinja2 environment and its filters, and SiteWriter, which
+writes pages, charts and files under the site folder (reusing the previous site's unchanged ones).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+
+from leaderboard.cache import digest
+from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
+from leaderboard.render import charts as chart_specs
+from leaderboard.render import model
+from leaderboard.render.charts import Chart
+from leaderboard.render.model import SiteData
+from leaderboard.render.reuse import PageReuse
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+PRODUCT = "Training results leaderboard"
+# A leaderboard page holds at most this many rows of each division (about 2 KB of HTML a row):
+# longer boards continue on numbered pages, complete without JavaScript, and site.js sorts and
+# filters across all of a board's rows by loading its data file (data/boards/<key>.js).
+PAGE_ROWS = 200
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = number
+    env.filters["usd"] = usd
+    env.filters["script_json"] = script_json
+    env.filters["slug"] = slug
+    env.globals.update(
+        url=_url,
+        TIERS=TIERS,
+        DEFAULT_TIER=DEFAULT_TIER,
+        PRODUCT=PRODUCT,
+        NOT_VERIFIED=model.NOT_VERIFIED,
+        RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
+    )
+    return env
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """1,234 for whole numbers, 1,234.568 otherwise; empty for no value."""
+    if value is None:
+        return ""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def usd(value: float | None) -> str:
+    """$1,235 from $100 up, $12.35 below; empty for no value. site.js formats the same way."""
+    if value is None:
+        return ""
+    return f"${value:,.0f}" if value >= 100 else f"${value:,.2f}"
+
+
+def script_json(value: object) -> Markup:
+    """JSON safe inside <script>: no '<', '>' or '&' can close the element or start markup."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+@jinja2.pass_context
+def _url(context: jinja2.runtime.Context, path: str) -> str:
+    """A link from the page being rendered to `path` (relative to the site root)."""
+    return context["root"] + quote(path)
+
+
+class SiteWriter:
+    """Writes pages and files under one folder, refusing any path that would leave it."""
+
+    def __init__(self, folder: Path, env: jinja2.Environment, data: SiteData, page_rows: int = PAGE_ROWS):
+        self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
+        self.reuse: PageReuse | None = None
+        self.previous: Path | None = None  # the site being replaced, whose unchanged files are kept
+        self.linked: set[str] = set()
+        self.boards_by_key = {board.key: board for board in data.boards}
+        # Each result's place in its division, for the leaderboard page that shows it.
+        self.positions = {
+            row["entry_id"]: i
+            for board in data.boards
+            for rows in board.divisions.values()
+            for i, row in enumerate(rows)
+        }
+        self.folders: set[str] = set()
+        self.root = str(folder)
+
+    def path(self, relative: str) -> Path:
+        return Path(self.file(relative))
+
+    def file(self, relative: str) -> str:
+        """The file for a site-relative path, its folder created; never outside the site.
+        Plain strings: a path object per file is a noticeable part of a rebuild at scale."""
+        parts = relative.split("/")
+        if relative.startswith("/") or any(part in ("..", "", ".") for part in parts) or "\0" in relative:
+            raise ValueError(f"refusing to write outside the site: {relative!r}")
+        target = os.path.join(self.root, *parts)
+        folder = os.path.dirname(target)
+        if folder not in self.folders:
+            os.makedirs(folder, exist_ok=True)
+            self.folders.add(folder)
+        return target
+
+    def write(self, relative: str, content: str | bytes) -> None:
+        target = self.file(relative)
+        if relative in self.linked:  # never write through a link into the previous site's file
+            os.unlink(target)
+            self.linked.discard(relative)
+        with open(target, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+
+    def keep(self, relative: str) -> None:
+        """Put the previous site's file (a regular file: PageReuse checked) in the new site: a
+        hard link (the previous site is never written to, and creating files is what a build
+        waits on), else a copy."""
+        source = os.path.join(self.previous, relative)
+        target = self.file(relative)
+        try:
+            os.link(source, target, follow_symlinks=False)
+            self.linked.add(relative)
+        except OSError:
+            shutil.copyfile(source, target, follow_symlinks=False)
+
+    def copy(self, relative: str, content: bytes) -> None:
+        """A file of the given bytes: the previous site's one when it holds exactly these."""
+        content_digest = digest(content)
+        key = f"copy {content_digest}"
+        if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
+            self.keep(relative)
+            return
+        self.write(relative, content)
+        if self.reuse is not None:
+            self.reuse.record(relative, key, content, self.file(relative), content_digest)
+
+    def page(self, relative: str, template: str, **context: object) -> None:
+        context = {
+            "root": "../" * relative.count("/"),
+            "page_path": relative,
+            "newest_date": self.data.newest_date,
+            "rounds": self.data.rounds,
+            **context,
+        }
+        key = None
+        if self.reuse is not None:
+            # Site-wide values every page shows are hashed once, not once a page.
+            shared = {"rounds": self.data.rounds, "columns": self.data.columns}
+            key = self.reuse.key(relative, template, context, shared)
+        if key is not None and self.previous is not None and self.reuse.unchanged(relative, key):
+            self.keep(relative)
+            return
+        html = self.env.get_template(template).render(**context).encode("utf-8")
+        self.write(relative, html)
+        if key is not None:
+            self.reuse.record(relative, key, html, self.file(relative))
+
+    def chart(self, chart: Chart) -> dict:
+        """Write a chart's spec and SVG under charts/; what a template needs to show it."""
+        self.write(f"charts/{chart.name}.vl.json", json.dumps(chart.spec, indent=1, sort_keys=True) + "\n")
+        self.write(f"charts/{chart.name}.svg", chart_specs.svg(chart.spec))
+        return {
+            "name": chart.name,
+            "title": chart.title,
+            "description": chart.description,
+            "spec": chart.spec,
+            "svg": f"charts/{chart.name}.svg",
+        }
