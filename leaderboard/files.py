@@ -77,6 +77,10 @@ class _Invalid(Exception):
         self.message, self.line, self.col, self.hint = message, line, col, hint
 
 
+class _TooManyValues(Exception):
+    """More than MAX_NODES values in a YAML node tree; where, the text tells (_load_yaml)."""
+
+
 def load(path: Path, display: str | None = None) -> Document:
     """Parse one file; every failure becomes a Problem on the returned Document."""
     doc = Document(file=display or str(path))
@@ -175,10 +179,49 @@ def _load_yaml(text: str, doc: Document) -> Any:
     except RecursionError:
         raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels") from None
     if len(nodes) != 1:
-        raise _Invalid(f"file holds {len(nodes)} YAML documents; one file holds one result")
-    budget = [MAX_NODES]
+        second = _mark(nodes[1]) if nodes else (None, None)
+        raise _Invalid(f"file holds {len(nodes)} YAML documents; one file holds one result", *second)
     doc.root = nodes[0]
-    return _from_node(nodes[0], (), doc, budget, 0)
+    try:
+        return _from_node(nodes[0], (), doc, [MAX_NODES], 0)
+    except _TooManyValues:
+        raise _Invalid(
+            f"document holds more than {MAX_NODES:,} values (counting what YAML aliases repeat)",
+            *_where_values_pass_limit(text),
+            hint="a result needs a few dozen values; aliases are not needed",
+        ) from None
+
+
+def _where_values_pass_limit(text: str) -> tuple[int | None, int | None]:
+    """Where _from_node's count of values passes MAX_NODES: the alias whose expansion passes it,
+    else the value counted past it. Counted again on the event stream, because the node tree
+    keeps an alias only as its anchor's node, without the alias's own place."""
+    count = 0
+    sizes: dict[str, int] = {}  # anchor -> values it stands for
+    open_collections: list[dict] = []
+    for event in yaml.parse(text, Loader=_YamlLoader):
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            done = open_collections.pop()
+            if done["anchor"]:
+                sizes[done["anchor"]] = count - done["count_before"]
+        elif isinstance(event, yaml.NodeEvent):  # a scalar, an alias or the start of a collection
+            parent = open_collections[-1] if open_collections else None
+            is_key = parent is not None and parent["mapping"] and parent["children"] % 2 == 0
+            if parent is not None:
+                parent["children"] += 1
+            if isinstance(event, yaml.ScalarEvent) and event.anchor:
+                sizes[event.anchor] = 1
+            count_before = count
+            if not is_key:  # as in _from_node, mapping keys are not values
+                count += sizes.get(event.anchor, 1) if isinstance(event, yaml.AliasEvent) else 1
+                if count > MAX_NODES:
+                    return event.start_mark.line + 1, event.start_mark.column + 1
+            if isinstance(event, yaml.CollectionStartEvent):
+                mapping = isinstance(event, yaml.MappingStartEvent)
+                open_collections.append(
+                    {"anchor": event.anchor, "count_before": count_before, "mapping": mapping, "children": 0}
+                )
+    return None, None  # pragma: no cover - the count above is the one that passed the limit
 
 
 def _mark(node: yaml.Node) -> tuple[int, int]:
@@ -210,10 +253,7 @@ def _number_is_bad(value: float) -> bool:
 def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], depth: int) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
-        raise _Invalid(
-            f"document holds more than {MAX_NODES:,} values (counting what YAML aliases repeat)",
-            hint="a result needs a few dozen values; aliases are not needed",
-        )
+        raise _TooManyValues
     if depth > MAX_DEPTH:
         raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", *_mark(node))
     if isinstance(node, yaml.ScalarNode):

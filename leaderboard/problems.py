@@ -12,18 +12,22 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True, order=True)
 class Problem:
+    """A problem with no place of its own (a missing file, an empty one, a duplicate entry) is
+    given as line and col None and sits at 1:1, so every problem lands on a line."""
+
     file: str
-    line: int | None
-    col: int | None
+    line: int
+    col: int
     json_path: str
     message: str
     hint: str | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "line", self.line or 1)  # frozen: set once, here
+        object.__setattr__(self, "col", self.col or 1)
+
     def format(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f":{self.line}:{self.col or 1}"
-        text = f"{where}: {self.json_path}: {self.message}"
+        text = f"{self.file}:{self.line}:{self.col}: {self.json_path}: {self.message}"
         if self.hint:
             text += f" (hint: {self.hint})"
         return text

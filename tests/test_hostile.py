@@ -112,7 +112,7 @@ def assert_well_formed(result, files: int):
     for problem in result.problems:
         assert isinstance(problem, Problem)
         assert problem.file and problem.json_path.startswith("$") and problem.message
-        assert problem.line is None or problem.line >= 1
+        assert problem.line >= 1 and problem.col >= 1
         assert "Traceback" not in problem.message
         problem.format()
     assert result.ok == (not result.problems)
@@ -295,11 +295,11 @@ def test_symlinks_loops_odd_names_and_unreadable_files(empty_project, tmp_path_f
     result = run_cli("validate", cwd=empty_project, timeout=60)
     assert result.code == 1
     out = result.out
-    assert "to-outside.yaml: $: symbolic link points outside its folder: not read" in out
-    assert "dir-link: $: symbolic link points outside its folder: not read" in out
-    assert "loop.yaml: $: symbolic link is broken or loops" in out
-    assert "dangling.yaml: $: symbolic link is broken or loops" in out
-    assert "pipe.yaml: $: not a regular file" in out
+    assert "to-outside.yaml:1:1: $: symbolic link points outside its folder: not read" in out
+    assert "dir-link:1:1: $: symbolic link points outside its folder: not read" in out
+    assert "loop.yaml:1:1: $: symbolic link is broken or loops" in out
+    assert "dangling.yaml:1:1: $: symbolic link is broken or loops" in out
+    assert "pipe.yaml:1:1: $: not a regular file" in out
     assert "ünïcödé 'name' $(x) ;.yaml" not in out  # a valid file, whatever its name
     assert "Traceback" not in out + result.err
 
