@@ -16,6 +16,7 @@ from leaderboard import store
 from leaderboard.cache import folder_beside
 from leaderboard.memory import release_freed_memory
 from leaderboard.problems import Problem
+from leaderboard.rows import table_rows
 from leaderboard.validate import ValidationResult, validate_paths
 
 
@@ -88,17 +89,19 @@ def build(
     db: str | Path,
     out: Path | None,
     progress: Callable[[str, int | None], Callable[[int], None]] | None = None,
+    base_url: str | None = None,
 ) -> BuildResult:
-    """Validate `submissions` against `catalog`, then write `db` and (when `out`) the site.
+    """Validate `submissions` against `catalog`, then write `db` and (when `out`) the site,
+    published at `base_url` (else the catalog's site.yaml says where, if it does).
 
     Raises BuildLocked when another build runs in the same folder."""
     folder = Path(db).parent if not store.is_url(db) else out.parent if out is not None else Path(".")
     with build_lock(folder):
         _remove_leftovers(db, out)
-        return _build(submissions, catalog, db, out, progress)
+        return _build(submissions, catalog, db, out, progress, base_url)
 
 
-def _build(submissions, catalog, db, out, progress) -> BuildResult:
+def _build(submissions, catalog, db, out, progress, base_url) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
     beside = out if out is not None else None if store.is_url(db) else Path(db)
@@ -108,19 +111,19 @@ def _build(submissions, catalog, db, out, progress) -> BuildResult:
     if validation.problems:
         return outcome
     base = submissions.resolve().parent
-    rows, cost_rows = store.result_rows(validation.entries, validation.catalog, base=base)
+    rows = table_rows(validation.entries, validation.catalog, base=base)
     # The rows hold what the database needs, and the site reads the database back: neither
     # the entries nor the rows stay in memory beside what comes next (at 100,000 results,
     # each is half a gigabyte). The entries' count stays in outcome.entries.
     validation.entries = []
     release_freed_memory()
-    store.write_database(db, validation.catalog, rows, cost_rows)
-    outcome.db, outcome.entries = str(db), len(rows)
-    del rows, cost_rows
+    store.write_database(db, validation.catalog, rows)
+    outcome.db, outcome.entries = str(db), len(rows.results)
+    del rows
     release_freed_memory()
     if out is not None:
         from leaderboard.render.site import render_site
 
-        render_site(db, out, validation.catalog, project=base)
+        render_site(db, out, validation.catalog, project=base, base_url=base_url)
         outcome.site = out
     return outcome

@@ -9,10 +9,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard import store
 from leaderboard.files import SUFFIXES
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem
+from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 
 RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
@@ -115,7 +115,7 @@ def check_pull_request(
             )
     if validation.catalog is None or validation.catalog.problems:
         return result
-    rows, _ = store.result_rows(validation.entries, validation.catalog, base=repo)
+    rows = table_rows(validation.entries, validation.catalog, base=repo).results
     status = {c.file: c.status for c in result.changes}
     result.previews = [_preview(row, rows, status[row["file"]]) for row in rows if row["file"] in touched]
     return result
@@ -203,10 +203,12 @@ def as_github(check: PullRequestCheck) -> str:
     """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
     lines = []
     for problem in check.problems:
-        props = [f"file={_escape_property(problem.file)}"]
-        if problem.line is not None:
-            props += [f"line={problem.line}", f"col={problem.col or 1}"]
-        props.append(f"title={_escape_property(problem.json_path)}")
+        props = [
+            f"file={_escape_property(problem.file)}",
+            f"line={problem.line}",
+            f"col={problem.col}",
+            f"title={_escape_property(problem.json_path)}",
+        ]
         message = problem.message + (f" (hint: {problem.hint})" if problem.hint else "")
         lines.append(f"::error {','.join(props)}::{_escape_data(message)}")
     for name in check.deleted:
@@ -243,7 +245,7 @@ def as_markdown(check: PullRequestCheck) -> str:
         ]
         for p in check.problems:
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
-            out.append(f"| `{_cell(p.file)}` | {p.line or ''} | `{_cell(p.json_path)}` | {_cell(message)} |")
+            out.append(f"| `{_cell(p.file)}` | {p.line} | `{_cell(p.json_path)}` | {_cell(message)} |")
     if check.previews:
         out += [
             "",

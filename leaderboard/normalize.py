@@ -140,11 +140,24 @@ def olympic_mean(minutes: Sequence[float | None], drop_fastest: int, drop_slowes
 
     None when failed runs outnumber the slowest runs that may be dropped.
     """
-    ordered = sorted(minutes, key=lambda m: math.inf if m is None else m)
-    kept = ordered[drop_fastest : len(ordered) - drop_slowest]
+    drops = dropped_runs(minutes, drop_fastest, drop_slowest)
+    kept = [m for m, drop in zip(minutes, drops, strict=True) if drop is None]
     if not kept or any(m is None for m in kept):
         return None
-    return sum(kept) / len(kept)
+    return sum(sorted(kept)) / len(kept)  # summed fastest first, as MLPerf's scoring does
+
+
+def dropped_runs(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> list[str | None]:
+    """Per run, in run order: "fastest" or "slowest" when the olympic mean drops it, else None.
+    A failed run (None) counts as slowest; of equal times, the earlier run counts as faster."""
+    order = sorted(range(len(minutes)), key=lambda i: (math.inf if minutes[i] is None else minutes[i], i))
+    drops: list[str | None] = [None] * len(minutes)
+    for position, index in enumerate(order):
+        if position < drop_fastest:
+            drops[index] = "fastest"
+        elif position >= len(order) - drop_slowest:
+            drops[index] = "slowest"
+    return drops
 
 
 def competition_ranks(values: Sequence[float | None]) -> list[int | None]:

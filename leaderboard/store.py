@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -18,17 +18,7 @@ import duckdb
 import sqlalchemy as sa
 
 from leaderboard.catalog import Catalog
-from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
-from leaderboard.normalize import (
-    DEFAULT_TIER,
-    PriceChoice,
-    chip_hours,
-    chips,
-    competition_ranks,
-    costs,
-    price_in_force,
-)
-from leaderboard.validate import Entry
+from leaderboard.rows import TableRows, comparison_rows
 
 metadata = sa.MetaData()
 
@@ -204,7 +194,28 @@ cost_table = sa.Table(
 )
 
 
-COMPARISON_TIERS = ("on-demand", "1-year", "3-year")
+run_table = sa.Table(
+    "runs",
+    metadata,
+    _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
+    _col("run", Int, "The run's place in run order, from 1 (runs_minutes' order).", primary_key=True),
+    _col("minutes", Float, "The run's time to train; NULL for a failed run."),
+    _col("status", Text, "success, or failed: the run does not count (failure_reason says why)."),
+    _col("failure_reason", Text, "Why the run failed, where the importer recorded it."),
+    _col(
+        "dropped",
+        Text,
+        "fastest or slowest: the olympic mean dropped the run (a failed run counts as slowest); NULL when it counted.",
+    ),
+    _col("counted", Bool, "true when the run's minutes are in the result's score."),
+    _col("quality", Float, "The run's achieved quality (a failed run's last evaluation), where logged."),
+    _col("energy_kwh", Float, "The run's energy to train, where power was measured."),
+    _col("log_path", Text, "The run's raw log, its path in the round's results repository."),
+    _col("log_url", Text, "Where the raw log is published."),
+    comment="One row per run of every result that lists its runs (runs_minutes).",
+)
+
+
 epoch_cost_comparison = sa.Table(
     "epoch_cost_comparison",
     metadata,
@@ -231,169 +242,6 @@ def is_url(db: str | Path) -> bool:
 
 def engine_for(db: str | Path) -> sa.Engine:
     return sa.create_engine(str(db) if is_url(db) else f"duckdb:///{Path(db)}")
-
-
-def result_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> tuple[list[dict], list[dict]]:
-    """Normalize valid entries into `results` and `costs` rows (pure apart from path display)."""
-    rows, cost_rows = [], []
-    # Each accelerator's prices, found once rather than searched for in every entry.
-    prices_of: dict[str, list] = {}
-    for price in catalog.prices:
-        prices_of.setdefault(price.accelerator, []).append(price)
-    base = base.resolve() if base is not None else None
-    # The price in force depends only on accelerator, tier and date, which results share.
-    chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
-
-    def choose(prices, accelerator, tier, date):
-        key = (accelerator.id, tier, date)
-        if key not in chosen:
-            chosen[key] = price_in_force(prices, accelerator, tier, date)
-        return chosen[key]
-
-    for entry in entries:
-        data = entry.data
-        system, result, source = data["system"], data["result"], data["source"]
-        provenance = data.get("provenance", {})
-        accelerator = catalog.accelerators[system["accelerator"]]
-        round_ = catalog.rounds[data["round"]]
-        unit = system.get("unit", "chip")
-        n_chips = chips(system["count"], unit, accelerator)
-        hours = chip_hours(n_chips, result["minutes"])
-        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"], choose)
-        default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
-        for cost in entry_costs:
-            cost_rows.append({"entry_id": entry.entry_id, **vars(cost)})  # its fields, as asdict() but flat and fast
-        rows.append(
-            {
-                "entry_id": entry.entry_id,
-                "file": _display(entry.file, base),
-                "round": data["round"],
-                "round_kind": round_.kind,
-                "benchmark": data["benchmark"],
-                "division": data["division"],
-                "availability": data["availability"],
-                "submitter": data["submitter"],
-                "date": data["date"],
-                "system": system["name"],
-                "accelerator": accelerator.id,
-                "accelerator_name": accelerator.name,
-                "count": float(system["count"]),
-                "unit": unit,
-                "chips": n_chips,
-                "nodes": system.get("nodes"),
-                "host_processor": system.get("host_processor"),
-                "host_processor_count": system.get("host_processor_count"),
-                "framework": system.get("framework"),
-                "model_name": data.get("model", {}).get("name"),
-                "model_parameters": data.get("model", {}).get("parameters"),
-                "minutes": float(result["minutes"]),
-                "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
-                "estimated": bool(result.get("estimated", False)),
-                "quality": result.get("quality"),
-                "quality_target": result.get("quality_target"),
-                "chip_hours": hours,
-                "cost_usd": default.cost_usd,
-                "price_usd_per_chip_hour": default.usd_per_chip_hour,
-                "price_provider": default.provider,
-                "price_date": default.price_date,
-                "price_source": default.price_source,
-                "cost_note": default.note,
-                **_today_dollars(default.cost_usd, data["date"], catalog),
-                **_reference_cost(data.get("reference_cost")),
-                "rank": None,
-                "verified": _verified(round_, source.get("url")),
-                "method": provenance.get("method", "self-reported"),
-                "scaling": provenance.get("scaling"),
-                "rcp_factor": provenance.get("rcp_factor"),
-                "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
-                "energy_kwh": (result.get("energy") or {}).get("kwh"),
-                "energy_scope": (result.get("energy") or {}).get("scope"),
-                "energy_measurement": (result.get("energy") or {}).get("measurement"),
-                "import_notes": " | ".join(provenance.get("notes", ())) or None,
-                "source_url": source.get("url"),
-                "source_citation": source.get("citation"),
-                "source_note": source.get("note"),
-            }
-        )
-    _assign_ranks(rows)
-    return rows, cost_rows
-
-
-def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:
-    index = catalog.price_index
-    if index is None:
-        return {"cost_usd_today": None, "cost_usd_today_basis": None}
-    today = latest_month(index)
-    return {"cost_usd_today": adjust(cost_usd, date, today, index), "cost_usd_today_basis": f"{index.series}, {today}"}
-
-
-def _reference_cost(reference: dict | None) -> dict:
-    reference = reference or {}
-    return {
-        "reference_cost_usd": reference.get("usd"),
-        "reference_cost_year": reference.get("year"),
-        "reference_cost_source": reference.get("source"),
-    }
-
-
-def comparison_rows(rows: Sequence[dict], cost_rows: Sequence[dict], catalog: Catalog) -> list[dict]:
-    """epoch_cost_comparison: per result with a 2023-dollar reference cost and per tier with our cost."""
-    ours = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in cost_rows}
-    found = []
-    for row in rows:
-        if row.get("reference_cost_usd") is None or row.get("reference_cost_year") != 2023:
-            continue
-        for tier in COMPARISON_TIERS:
-            cost = ours.get((row["entry_id"], tier))
-            if cost is None:
-                continue
-            cost_2023 = adjust(cost, row["date"], EPOCH_BASIS, catalog.price_index)
-            found.append(
-                {
-                    "entry_id": row["entry_id"],
-                    "model_name": row["model_name"],
-                    "tier": tier,
-                    "our_cost_usd": cost,
-                    "our_cost_usd_2023": cost_2023,
-                    "epoch_cost_usd_2023": row["reference_cost_usd"],
-                    "ratio": None if cost_2023 is None else cost_2023 / row["reference_cost_usd"],
-                }
-            )
-    return found
-
-
-def _rcp_scaled(minutes: float, provenance: dict) -> float | None:
-    if provenance.get("scaling") == "rcp-scaled":
-        return float(minutes)
-    factor = provenance.get("rcp_factor")
-    return None if factor is None else minutes * factor
-
-
-def _verified(round_, url: str | None) -> bool:
-    """Only results that MLCommons published in an MLPerf round are reviewed by MLCommons."""
-    if round_.kind != "mlperf-training" or not url:
-        return False
-    trusted = [round_.results_repository or "", "https://mlcommons.org/"]
-    return any(prefix and url.startswith(prefix) for prefix in trusted)
-
-
-def _assign_ranks(rows: list[dict]) -> None:
-    groups: dict[tuple, list[dict]] = {}
-    for row in rows:
-        groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
-    for group in groups.values():
-        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group]), strict=True):
-            row["rank"] = rank
-
-
-def _display(file: str, base: Path | None) -> str:
-    path = Path(file)
-    if base is not None:
-        try:
-            return path.resolve().relative_to(base).as_posix()  # base is resolved by the caller
-        except ValueError:
-            pass
-    return path.as_posix()
 
 
 def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
@@ -426,14 +274,15 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
     }
 
 
-def write_database(db: str | Path, catalog: Catalog, rows: list[dict], cost_rows: list[dict]) -> None:
+def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
     """Create every table afresh and fill it, atomically: a DuckDB file is built beside the
     target and renamed over it; a server database is replaced inside one transaction."""
     tables = {
         **catalog_rows(catalog),
-        "results": rows,
-        "costs": cost_rows,
-        "epoch_cost_comparison": comparison_rows(rows, cost_rows, catalog),
+        "results": rows.results,
+        "costs": rows.costs,
+        "runs": rows.runs,
+        "epoch_cost_comparison": comparison_rows(rows.results, rows.costs, catalog),
     }
     if is_url(db):
         engine = engine_for(db)
@@ -482,7 +331,7 @@ def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
         columns = [c.name for c in table.columns]
         # Column by column: building a dict per row takes several times as long at 100,000 rows.
         batch = pa.Table.from_pydict(
-            {c: [row.get(c) for row in table_rows] for c in columns}, schema=_arrow_schema(table)
+            {c: [row.get(c) for row in table_rows] for c in columns}, schema=arrow_schema(table)
         )
         duck.register("incoming_rows", batch)
         try:
@@ -491,7 +340,7 @@ def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
             duck.unregister("incoming_rows")
 
 
-def _arrow_schema(table: sa.Table):
+def arrow_schema(table: sa.Table):
     import pyarrow as pa
 
     kinds = {sa.Text: pa.string(), sa.Double: pa.float64(), sa.BigInteger: pa.int64(), sa.Boolean: pa.bool_()}

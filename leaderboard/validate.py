@@ -222,7 +222,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs) -> Va
         result.entries.append(entry)
     duplicated = {p.file for p in result.problems if p.message.startswith("duplicate entry")}
     result.entries = [e for e in result.entries if e.file not in duplicated]
-    result.problems.sort(key=lambda p: (p.file, p.line or 0, p.col or 0, p.json_path, p.message))
+    result.problems.sort(key=lambda p: (p.file, p.line, p.col, p.json_path, p.message))
     if cache is not None:
         cache.save()
     return result
@@ -425,6 +425,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             )
         else:
             yield from _result_problems(doc, result, data["division"], round_, benchmark)
+    yield from _run_list_problems(doc, result, data.get("provenance") or {})
 
     expected_folder = slug(data["submitter"])
     parts = Path(os.path.abspath(path)).parts
@@ -434,6 +435,33 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             f"file is at {'/'.join(parts[-3:])} but its content says {data['round']}/{expected_folder}/{path.name}",
             f"move it to submissions/{data['round']}/{expected_folder}/{path.name}",
         )
+
+
+# Lists that give one value per run, in the order of result.runs_minutes.
+PER_RUN_LISTS = (("result", "runs_quality"), ("result", "energy", "runs_kwh"), ("provenance", "run_logs"))
+
+
+def _run_list_problems(doc: Document, result: dict, provenance: dict) -> Iterator[Problem]:
+    """Each per-run list has one value per run; a run's log stays inside the result's folder."""
+    runs = result.get("runs_minutes")
+    sections = {"result": result, "provenance": provenance}
+    for path in PER_RUN_LISTS:
+        values = sections[path[0]]
+        for key in path[1:]:
+            values = values.get(key) if isinstance(values, dict) else None
+        if not isinstance(values, list):
+            continue
+        if runs is None:
+            yield doc.problem(path, f"{path[-1]} is given without result.runs_minutes", "list every run's minutes too")
+        elif len(values) != len(runs):
+            yield doc.problem(
+                path,
+                f"{len(values)} values for {len(runs)} runs",
+                "give one value per run, in the order of runs_minutes (null where there is none)",
+            )
+    for index, log in enumerate(provenance.get("run_logs") or []):
+        if isinstance(log, str) and ".." in log.split("/"):
+            yield doc.problem(("provenance", "run_logs", index), f"log path {log!r} leaves the result's folder")
 
 
 def _result_problems(doc: Document, result: dict, division: str, round_, benchmark) -> Iterator[Problem]:

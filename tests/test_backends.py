@@ -76,8 +76,9 @@ def test_a_failed_load_leaves_the_previous_data(loaded, monkeypatch):
 
 def _nothing():
     from leaderboard.catalog import Catalog
+    from leaderboard.rows import TableRows
 
-    return Catalog(), [], []
+    return Catalog(), TableRows()
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,19 @@ def test_invalid_entry_is_annotated_on_its_line(repo):
     ) in result.out.splitlines()
 
 
+def test_a_problem_of_the_whole_file_is_annotated_on_its_first_line(repo):
+    (repo / "submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml").write_text("")
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", "--format", "github", cwd=repo)
+    assert result.code == 1
+    assert (
+        "::error file=submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml,line=1,col=1,"
+        "title=$::file is empty (hint: a submission is a YAML or JSON mapping; see CONTRIBUTING.md)"
+    ) in result.out.splitlines()
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo)
+    assert "| `submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml` | 1 | `$` | file is empty" in markdown.out
+
+
 def test_modified_entry_and_markdown_comment(repo):
     path = repo / "submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml"
     path.write_text(entry("acme-8", 8, 0.2))

@@ -10,6 +10,7 @@ from leaderboard.normalize import (
     chips,
     competition_ranks,
     costs,
+    dropped_runs,
     olympic_mean,
     price_in_force,
     reaches_target,
@@ -173,6 +174,22 @@ def test_costs_without_any_price_give_the_accelerators_reason():
 def test_olympic_mean(runs, fastest, slowest, expected):
     result = olympic_mean(runs, fastest, slowest)
     assert (result is None) if expected is None else result == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "runs, fastest, slowest, expected",
+    [
+        ([5, 1, 3, 2, 4], 1, 1, ["slowest", "fastest", None, None, None]),
+        ([1, 2, 3, None, 5], 1, 1, ["fastest", None, None, "slowest", None]),  # a failed run is slowest
+        ([1, 2, None, None, 5], 1, 1, ["fastest", None, None, "slowest", None]),  # one failure stays in
+        ([2, 2, 2], 1, 1, ["fastest", None, "slowest"]),  # of equal times the earlier is faster
+        ([3, 1, 2, 4], 0, 0, [None, None, None, None]),
+        ([7.0], 0, 0, [None]),
+        ([], 1, 1, []),
+    ],
+)
+def test_dropped_runs(runs, fastest, slowest, expected):
+    assert dropped_runs(runs, fastest, slowest) == expected
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from conftest import ROOT
 
 from leaderboard.catalog import load_catalog
 from leaderboard.importers.mlperf import import_sources
-from leaderboard.store import result_rows
+from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 
 CATALOG = load_catalog(ROOT / "catalog")
@@ -119,7 +119,7 @@ def shipped_rows():
     """The shipped MLPerf results normalized as the database holds them: round -> rows."""
     result = validate_paths([ROOT / "submissions" / r for r in ROUNDS], ROOT / "catalog")
     assert result.ok
-    rows, _ = result_rows(result.entries, CATALOG)
+    rows = table_rows(result.entries, CATALOG).results
     by_round: dict[str, list[dict]] = {}
     for row in rows:
         by_round.setdefault(row["round"], []).append(row)

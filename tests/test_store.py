@@ -204,3 +204,50 @@ def test_readme_examples_run_against_the_shipped_data(tmp_path):
     chips, minutes, chip_hours, cost = google[0]
     assert minutes == pytest.approx(1196.638, abs=0.001)
     assert chip_hours == pytest.approx(40845, abs=1) and cost == pytest.approx(131522, abs=2)
+
+
+def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):
+    """Five ResNet runs, one failed: the failed one is dropped as slowest, the fastest dropped,
+    the other three counted; logs link into the results repository folder of source.url."""
+    runs = "  runs_minutes: [4.4, 4.5, null, 4.6, 4.3]\n  runs_quality: [0.7601, 0.7602, 0.71, 0.7603, 0.7604]\n"
+    text = MLPERF.replace("  minutes: 4.5\n", "  minutes: 4.5\n" + runs).replace(
+        "source:\n  url: https://example.com/acme/resnet",
+        "provenance:\n  method: computed-from-logs\n"
+        "  run_logs: [result_0.txt, result_1.txt, result_2.txt, result_3.txt, result_4.txt]\n"
+        "  failed_runs: ['result_2.txt: run_stop status is aborted, not success']\n"
+        "source:\n  url: https://github.com/acme/results/tree/main/Acme/results/acme-64/resnet",
+    )
+    place(empty_project, text, name="acme-64.yaml")
+    result = run_cli("build", "--quiet", cwd=empty_project)
+    assert result.code == 0, result.out + result.err
+    rows = sql(
+        empty_project,
+        "SELECT run, minutes, status, failure_reason, dropped, counted, quality, log_path, log_url FROM runs ORDER BY run",
+    )
+    folder = "Acme/results/acme-64/resnet"
+    blob = f"https://github.com/acme/results/blob/main/{folder}"
+    assert rows == [
+        (1, 4.4, "success", None, None, True, 0.7601, f"{folder}/result_0.txt", f"{blob}/result_0.txt"),
+        (2, 4.5, "success", None, None, True, 0.7602, f"{folder}/result_1.txt", f"{blob}/result_1.txt"),
+        (
+            3,
+            None,
+            "failed",
+            "run_stop status is aborted, not success",
+            "slowest",
+            False,
+            0.71,
+            f"{folder}/result_2.txt",
+            f"{blob}/result_2.txt",
+        ),
+        (4, 4.6, "success", None, None, True, 0.7603, f"{folder}/result_3.txt", f"{blob}/result_3.txt"),
+        (5, 4.3, "success", None, "fastest", False, 0.7604, f"{folder}/result_4.txt", f"{blob}/result_4.txt"),
+    ]
+    # The counted runs give the score.
+    [(mean, minutes)] = sql(
+        empty_project,
+        "SELECT avg(u.minutes), r.minutes FROM runs u JOIN results r USING (entry_id) WHERE counted GROUP BY r.minutes",
+    )
+    assert mean == pytest.approx(minutes)
+    # A result without runs_minutes has no runs.
+    assert sql(empty_project, "SELECT count(DISTINCT entry_id) FROM runs") == [(1,)]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_cli
+from conftest import ROOT, run_cli
+from test_files import alias_bomb
 
 from leaderboard.validate import validate_paths
 
@@ -205,6 +206,26 @@ CASES = [
         None,
     ),
     (
+        "runs_quality not one per run",
+        MLPERF,
+        "  minutes: 4.5\n",
+        "  minutes: 4.5\n  runs_minutes: [4.4, 4.5, 4.6, 4.7, 4.5]\n  runs_quality: [0.76, 0.77]\n",
+        "16:17",
+        "$.result.runs_quality",
+        "2 values for 5 runs",
+        "one value per run",
+    ),
+    (
+        "run_logs without runs",
+        MLPERF,
+        "source:",
+        "provenance:\n  method: self-reported\n  run_logs: [result_0.txt]\nsource:",
+        "19:13",
+        "$.provenance.run_logs",
+        "run_logs is given without result.runs_minutes",
+        "list every run's minutes",
+    ),
+    (
         "minutes not the olympic mean",
         MLPERF,
         "  minutes: 4.5\n",
@@ -358,7 +379,7 @@ def test_each_check_reports_where_and_why(empty_project, case):
     result = run_cli("validate", cwd=empty_project)
     assert result.code == 1, result.out
     rel = os.path.join("submissions", "mlperf-training-v1.1", "acme-labs", "entry.yaml")
-    prefix = f"{rel}:{where}: {path}: " if where else f"{rel}: {path}: "
+    prefix = f"{rel}:{where}: {path}: "
     lines = [line for line in result.out.splitlines() if line.startswith(prefix) and message in line]
     assert lines, f"expected {prefix}...{message} in:\n{result.out}"
     if hint:
@@ -430,6 +451,39 @@ def test_bad_files_exit_1_with_message(empty_project, content, message):
     assert result.code == 1 and message in result.out
 
 
+WHOLE_FILE_CASES = [
+    # (name, file name, content, "line:col", message start): a problem of the whole file is at
+    # the node where a limit was crossed, else at 1:1, so an annotation lands on a line
+    ("alias bomb", "entry.yaml", alias_bomb(), "6:8", "document holds more than 100,000 values"),
+    ("huge document", "entry.yaml", "- 1\n" * 100_001, "100000:3", "document holds more than 100,000 values"),
+    ("list at the top level", "entry.yaml", "# one result\n- a\n- b\n", "2:1", "a submission must be a mapping"),
+    ("number at the top level", "entry.json", "\n  42\n", "2:3", "a submission must be a mapping"),
+    ("invalid UTF-8", "entry.yaml", b"# one result\nsubmitter: Acme Lab\xe9\n", "2:20", "file is not UTF-8"),
+    ("two documents", "entry.yaml", MLPERF + "---\n" + MLPERF, "20:1", "file holds 2 YAML documents"),
+    ("empty file", "entry.yaml", b"", "1:1", "file is empty"),
+    ("over 1 MiB", "entry.yaml", b"#" * (1024 * 1024 + 1), "1:1", "file is 1,048,577 bytes, over the 1 MiB limit"),
+]
+
+
+@pytest.mark.parametrize("case", WHOLE_FILE_CASES, ids=[c[0] for c in WHOLE_FILE_CASES])
+def test_a_problem_of_the_whole_file_has_a_line_and_column(tmp_path, case):
+    _, name, content, where, message = case
+    path = tmp_path / "submissions" / "mlperf-training-v1.1" / "acme-labs" / name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    result = validate_paths([tmp_path / "submissions"], ROOT / "catalog", today=dt.date(2024, 1, 1))
+    [problem] = result.problems
+    assert problem.format().startswith(f"{path}:{where}: $: {message}"), problem.format()
+
+
+def test_an_alias_bomb_is_reported_on_the_alias_that_crosses_the_limit(empty_project):
+    place(empty_project, alias_bomb())
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    rel = os.path.join("submissions", "mlperf-training-v1.1", "acme-labs", "entry.yaml")
+    assert f"{rel}:6:8: $: document holds more than 100,000 values (counting what YAML aliases repeat)" in result.out
+
+
 def test_every_problem_in_every_file_is_reported(empty_project):
     place(empty_project, edit(edit(MLPERF, "count: 64", "count: -1"), "division: closed", "division: x"), name="a.yaml")
     place(
@@ -462,7 +516,7 @@ def test_usage_errors_exit_2(empty_project):
 
 def test_missing_path_is_a_problem_not_a_crash(empty_project):
     result = run_cli("validate", "nowhere", cwd=empty_project)
-    assert result.code == 1 and "nowhere: $: no such file or folder" in result.out
+    assert result.code == 1 and "nowhere:1:1: $: no such file or folder" in result.out
 
 
 def test_symlink_leaving_the_folder_is_not_read(empty_project, tmp_path_factory):

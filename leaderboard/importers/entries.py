@@ -80,12 +80,14 @@ def entry_data(
             "quality": score.quality,
             "quality_target": quality_target,
             "runs_minutes": runs_minutes,
+            "runs_quality": score.runs_quality if any(q is not None for q in score.runs_quality) else None,
         },
         "provenance": {
             "method": "computed-from-logs",
             "importer": IMPORTER,
             "scaling": "unscaled",
             "rcp_factor": factor,
+            "run_logs": list(run_files),
             "failed_runs": [f"{run_files[i]}: {reason}" for i, reason in score.failures] or None,
             "system_file": system_file,  # in the repository: the same from a folder or an archive
         },
@@ -118,7 +120,7 @@ TOP_ORDER = (
 )
 OWNED = {
     "system": {"name", "accelerator", "count", "unit", "nodes", "host_processor", "host_processor_count", "framework"},
-    "result": {"minutes", "quality", "quality_target", "runs_minutes", "energy"},
+    "result": {"minutes", "quality", "quality_target", "runs_minutes", "runs_quality", "energy"},
     "provenance": None,  # wholly the importer's
     "source": {"url"},
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from leaderboard.catalog import Benchmark, Round, RoundRules
 from leaderboard.importers.rcp import RcpTable, rcp_scaling, reference_points
@@ -40,6 +40,7 @@ class Score:
 
     runs_minutes: list[float | None]
     failures: list[tuple[int, str]]  # (index in run order, reason)
+    runs_quality: list[float | None] = field(default_factory=list)  # each run's, failed ones' last
     minutes: float | None = None  # olympic mean, unscaled
     quality: float | None = None
     invalid: str | None = None
@@ -52,16 +53,19 @@ def score_runs(runs: Sequence[RunLog], rules: RoundRules, closed: bool, targets:
     runs_minutes: list[float | None] = []
     failures: list[tuple[int, str]] = []
     qualities: list[float] = []
+    runs_quality: list[float | None] = []
     for index, run in enumerate(runs):
         reason = run.failure(closed, targets)
         if reason:
             failures.append((index, reason))
             runs_minutes.append(None)
+            runs_quality.append(run.last_quality)
         else:
+            runs_quality.append(run.achieved_quality(closed))
             runs_minutes.append(run.minutes)
             if run.achieved_quality(closed) is not None:
                 qualities.append(run.achieved_quality(closed))
-    score = Score(runs_minutes, failures)
+    score = Score(runs_minutes, failures, runs_quality)
     score.minutes = olympic_mean(runs_minutes, rules.drop_fastest, rules.drop_slowest)
     if score.minutes is None:
         reasons = Counter(reason.split(": ", 1)[-1] if reason.startswith("line ") else reason for _, reason in failures)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 COST_COLUMNS = [c.name for c in store.cost_table.columns]
+RUN_COLUMNS = [c.name for c in store.run_table.columns]
 DATABASE = "data/leaderboard.duckdb"
 # Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
 # for it. Beyond the limit it spills to a folder in the build's cache.
@@ -43,7 +44,8 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
         cost_rows = [
             {"entry_id": r["entry_id"], **r["costs"][tier], "tier": tier} for r in data.results for tier in TIERS
         ]
-        _duckdb_copy(target, columns, data.results, cost_rows)
+        run_rows = [run for r in data.results for run in r["run_rows"]]
+        _duckdb_copy(target, columns, data.results, cost_rows, run_rows)
     else:
         shutil.copyfile(db, target)
     spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
@@ -93,9 +95,24 @@ def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: li
         "data/results.json": (plain, "FORMAT JSON, ARRAY true"),
         "data/results.parquet": (plain, "FORMAT PARQUET, COMPRESSION ZSTD"),
         "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
+        **_runs_copies(connection),
     }
     for relative, (query, options) in copies.items():
         connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+
+
+def _runs_copies(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
+    """data/runs.{csv,parquet,json}: every run, in the site's order of results, then run order."""
+    kinds = _kinds(connection, "runs")
+    order = ", ".join([*(f"r.{c}" for c in RESULT_ORDER), "u.run"])
+    source = f"FROM site_copy.runs u JOIN site_copy.results r USING (entry_id) ORDER BY {order}"
+    plain = ", ".join(f"u.{_identifier(c)}" for c in RUN_COLUMNS)
+    as_text = ", ".join(_neutralized(f"u.{_identifier(c)}", kinds[c], c) for c in RUN_COLUMNS)
+    return {
+        "data/runs.csv": (f"SELECT {as_text} {source}", "HEADER, DELIMITER ','"),
+        "data/runs.json": (f"SELECT {plain} {source}", "FORMAT JSON, ARRAY true"),
+        "data/runs.parquet": (f"SELECT {plain} {source}", "FORMAT PARQUET, COMPRESSION ZSTD"),
+    }
 
 
 def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
@@ -164,15 +181,21 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         pass  # an unreadable previous file only means a new one is shipped
 
 
-def _duckdb_copy(target: Path, columns: list[str], results: list[dict], cost_rows: list[dict]) -> None:
-    """A server database has no file to ship: write its results and costs into a DuckDB file."""
+def _duckdb_copy(
+    target: Path, columns: list[str], results: list[dict], cost_rows: list[dict], run_rows: list[dict]
+) -> None:
+    """A server database has no file to ship: write its results, costs and runs into a DuckDB file."""
     import pyarrow as pa
 
     results_table = pa.Table.from_pydict({c: [r[c] for r in results] for c in columns})  # noqa: F841
     costs_table = pa.Table.from_pydict({c: [r[c] for r in cost_rows] for c in COST_COLUMNS})  # noqa: F841
+    runs_table = pa.Table.from_pydict(  # noqa: F841
+        {c: [r[c] for r in run_rows] for c in RUN_COLUMNS}, schema=store.arrow_schema(store.run_table)
+    )
     with duckdb.connect(str(target)) as connection:
         connection.execute("CREATE TABLE results AS SELECT * FROM results_table")
         connection.execute("CREATE TABLE costs AS SELECT * FROM costs_table")
+        connection.execute("CREATE TABLE runs AS SELECT * FROM runs_table")
 
 
 def board_script(board: Board) -> str:
@@ -214,6 +237,12 @@ def board_script(board: Board) -> str:
         }
         for r in board.rows
     ]
-    payload = {"key": board.key, "title": board.title, "rank_metric": board.rank_metric, "rows": rows}
+    payload = {
+        "key": board.key,
+        "title": board.title,
+        "rank_metric": board.rank_metric,
+        "reference_model": board.benchmark.get("reference_model"),
+        "rows": rows,
+    }
     text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
     return f"(window.leaderboardBoards = window.leaderboardBoards || {{}})[{json.dumps(board.key)}] = {text};\n"

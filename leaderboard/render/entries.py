@@ -42,6 +42,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         source_text=source_text,
         submission_copy=submission_copy,
         per_unit=_chips_per_unit(row, accelerator),
+        rules=board.rules,
     )
 
 

@@ -130,6 +130,9 @@ def _load(query) -> SiteData:
     costs: dict[str, dict[str, dict]] = {}
     for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier", texts):
         costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
+    runs: dict[str, list[dict]] = {}
+    for run in _rows(query, "SELECT * FROM runs ORDER BY entry_id, run", texts):
+        runs.setdefault(run["entry_id"], []).append(run)
     docs = {c.name: c.comment or "" for c in store.results.columns}
     names, _ = query("SELECT * FROM results LIMIT 0")
     columns = [(name, docs.get(name, "")) for name in names]
@@ -141,6 +144,7 @@ def _load(query) -> SiteData:
         row["submitter_path"] = submitter_path(row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])
         row["verified_note"] = None if row.get("verified") else NOT_VERIFIED
+        row["run_rows"] = runs.get(row["entry_id"], [])
 
     boards = _boards(results, rounds, benchmarks, rules)
     tables = {t for (t,) in query("SELECT table_name FROM information_schema.tables")[1]}

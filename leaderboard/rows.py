@@ -1,0 +1,267 @@
+"""Valid entries normalized into the database's rows: results, costs per tier, runs, and the
+comparison with Epoch AI's estimates (pure apart from showing file paths relative to the project).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from leaderboard.catalog import Catalog
+from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
+from leaderboard.normalize import (
+    DEFAULT_TIER,
+    PriceChoice,
+    chip_hours,
+    chips,
+    competition_ranks,
+    costs,
+    dropped_runs,
+    price_in_force,
+)
+from leaderboard.validate import Entry
+
+COMPARISON_TIERS = ("on-demand", "1-year", "3-year")
+
+
+@dataclass
+class TableRows:
+    """The rows of the tables built from entries (the catalog's tables come from the catalog)."""
+
+    results: list[dict] = field(default_factory=list)
+    costs: list[dict] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+
+
+def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> TableRows:
+    """Normalize valid entries into `results`, `costs` and `runs` rows."""
+    rows, cost_rows, runs = [], [], []
+    # Each accelerator's prices, found once rather than searched for in every entry.
+    prices_of: dict[str, list] = {}
+    for price in catalog.prices:
+        prices_of.setdefault(price.accelerator, []).append(price)
+    base = base.resolve() if base is not None else None
+    # The price in force depends only on accelerator, tier and date, which results share.
+    chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
+
+    def choose(prices, accelerator, tier, date):
+        key = (accelerator.id, tier, date)
+        if key not in chosen:
+            chosen[key] = price_in_force(prices, accelerator, tier, date)
+        return chosen[key]
+
+    for entry in entries:
+        data = entry.data
+        system, result, source = data["system"], data["result"], data["source"]
+        provenance = data.get("provenance", {})
+        accelerator = catalog.accelerators[system["accelerator"]]
+        round_ = catalog.rounds[data["round"]]
+        unit = system.get("unit", "chip")
+        n_chips = chips(system["count"], unit, accelerator)
+        hours = chip_hours(n_chips, result["minutes"])
+        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"], choose)
+        default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
+        for cost in entry_costs:
+            cost_rows.append({"entry_id": entry.entry_id, **vars(cost)})  # its fields, as asdict() but flat and fast
+        rows.append(
+            {
+                "entry_id": entry.entry_id,
+                "file": _display(entry.file, base),
+                "round": data["round"],
+                "round_kind": round_.kind,
+                "benchmark": data["benchmark"],
+                "division": data["division"],
+                "availability": data["availability"],
+                "submitter": data["submitter"],
+                "date": data["date"],
+                "system": system["name"],
+                "accelerator": accelerator.id,
+                "accelerator_name": accelerator.name,
+                "count": float(system["count"]),
+                "unit": unit,
+                "chips": n_chips,
+                "nodes": system.get("nodes"),
+                "host_processor": system.get("host_processor"),
+                "host_processor_count": system.get("host_processor_count"),
+                "framework": system.get("framework"),
+                "model_name": data.get("model", {}).get("name"),
+                "model_parameters": data.get("model", {}).get("parameters"),
+                "minutes": float(result["minutes"]),
+                "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
+                "estimated": bool(result.get("estimated", False)),
+                "quality": result.get("quality"),
+                "quality_target": result.get("quality_target"),
+                "chip_hours": hours,
+                "cost_usd": default.cost_usd,
+                "price_usd_per_chip_hour": default.usd_per_chip_hour,
+                "price_provider": default.provider,
+                "price_date": default.price_date,
+                "price_source": default.price_source,
+                "cost_note": default.note,
+                **_today_dollars(default.cost_usd, data["date"], catalog),
+                **_reference_cost(data.get("reference_cost")),
+                "rank": None,
+                "verified": _verified(round_, source.get("url")),
+                "method": provenance.get("method", "self-reported"),
+                "scaling": provenance.get("scaling"),
+                "rcp_factor": provenance.get("rcp_factor"),
+                "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
+                "energy_kwh": (result.get("energy") or {}).get("kwh"),
+                "energy_scope": (result.get("energy") or {}).get("scope"),
+                "energy_measurement": (result.get("energy") or {}).get("measurement"),
+                "import_notes": " | ".join(provenance.get("notes", ())) or None,
+                "source_url": source.get("url"),
+                "source_citation": source.get("citation"),
+                "source_note": source.get("note"),
+            }
+        )
+        if "runs_minutes" in result:
+            runs += run_rows(entry.entry_id, data, catalog)
+    _assign_ranks(rows)
+    return TableRows(rows, cost_rows, runs)
+
+
+def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:
+    index = catalog.price_index
+    if index is None:
+        return {"cost_usd_today": None, "cost_usd_today_basis": None}
+    today = latest_month(index)
+    return {"cost_usd_today": adjust(cost_usd, date, today, index), "cost_usd_today_basis": f"{index.series}, {today}"}
+
+
+def _reference_cost(reference: dict | None) -> dict:
+    reference = reference or {}
+    return {
+        "reference_cost_usd": reference.get("usd"),
+        "reference_cost_year": reference.get("year"),
+        "reference_cost_source": reference.get("source"),
+    }
+
+
+def comparison_rows(rows: Sequence[dict], cost_rows: Sequence[dict], catalog: Catalog) -> list[dict]:
+    """epoch_cost_comparison: per result with a 2023-dollar reference cost and per tier with our cost."""
+    ours = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in cost_rows}
+    found = []
+    for row in rows:
+        if row.get("reference_cost_usd") is None or row.get("reference_cost_year") != 2023:
+            continue
+        for tier in COMPARISON_TIERS:
+            cost = ours.get((row["entry_id"], tier))
+            if cost is None:
+                continue
+            cost_2023 = adjust(cost, row["date"], EPOCH_BASIS, catalog.price_index)
+            found.append(
+                {
+                    "entry_id": row["entry_id"],
+                    "model_name": row["model_name"],
+                    "tier": tier,
+                    "our_cost_usd": cost,
+                    "our_cost_usd_2023": cost_2023,
+                    "epoch_cost_usd_2023": row["reference_cost_usd"],
+                    "ratio": None if cost_2023 is None else cost_2023 / row["reference_cost_usd"],
+                }
+            )
+    return found
+
+
+def _rcp_scaled(minutes: float, provenance: dict) -> float | None:
+    if provenance.get("scaling") == "rcp-scaled":
+        return float(minutes)
+    factor = provenance.get("rcp_factor")
+    return None if factor is None else minutes * factor
+
+
+def _verified(round_, url: str | None) -> bool:
+    """Only results that MLCommons published in an MLPerf round are reviewed by MLCommons."""
+    if round_.kind != "mlperf-training" or not url:
+        return False
+    trusted = [round_.results_repository or "", "https://mlcommons.org/"]
+    return any(prefix and url.startswith(prefix) for prefix in trusted)
+
+
+def _assign_ranks(rows: list[dict]) -> None:
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
+    for group in groups.values():
+        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group]), strict=True):
+            row["rank"] = rank
+
+
+def _display(file: str, base: Path | None) -> str:
+    path = Path(file)
+    if base is not None:
+        try:
+            return path.resolve().relative_to(base).as_posix()  # base is resolved by the caller
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:
+    """One row per run in runs_minutes: its status, whether the olympic mean dropped it, its
+    quality and energy, and its raw log with a link (when the entry names its logs)."""
+    result, provenance = data["result"], data.get("provenance", {})
+    minutes = result["runs_minutes"]
+    benchmark = catalog.benchmarks.get(data["benchmark"])
+    rules = benchmark.rounds.get(data["round"]) if benchmark is not None else None
+    fastest, slowest = (rules.drop_fastest, rules.drop_slowest) if rules is not None else (0, 0)
+    drops = dropped_runs(minutes, fastest, slowest)
+    qualities = result.get("runs_quality") or []
+    energies = (result.get("energy") or {}).get("runs_kwh") or []
+    logs = provenance.get("run_logs") or []
+    reasons = _failure_reasons(provenance.get("failed_runs") or [], logs)
+    folder = _results_folder(data.get("source", {}).get("url"))
+    rows = []
+    for index, run_minutes in enumerate(minutes):
+        log = logs[index] if index < len(logs) else None
+        failed = run_minutes is None
+        rows.append(
+            {
+                "entry_id": entry_id,
+                "run": index + 1,
+                "minutes": run_minutes,
+                "status": "failed" if failed else "success",
+                "failure_reason": reasons.get(log) if failed else None,
+                "dropped": drops[index],
+                "counted": not failed and drops[index] is None,
+                "quality": qualities[index] if index < len(qualities) else None,
+                "energy_kwh": energies[index] if index < len(energies) else None,
+                **_log_location(folder, log),
+            }
+        )
+    return rows
+
+
+def _failure_reasons(failed_runs: Sequence[str], logs: Sequence[str]) -> dict[str, str]:
+    """failed_runs lines ("<log>: <why>") by log name."""
+    reasons = {}
+    for line in failed_runs:
+        for log in logs:
+            if line.startswith(f"{log}: "):
+                reasons[log] = line[len(log) + 2 :]
+                break
+    return reasons
+
+
+def _results_folder(url: str | None) -> tuple[str, str] | None:
+    """(blob URL prefix, folder path inside the repository) of a GitHub tree URL, else None."""
+    prefix = "https://github.com/"
+    if not url or not url.startswith(prefix):
+        return None
+    parts = url[len(prefix) :].rstrip("/").split("/")
+    if len(parts) < 4 or parts[2] != "tree":
+        return None
+    owner, repository, _, branch, *folder = parts
+    return f"{prefix}{owner}/{repository}/blob/{branch}", "/".join(folder)
+
+
+def _log_location(folder: tuple[str, str] | None, log: str | None) -> dict:
+    if log is None:
+        return {"log_path": None, "log_url": None}
+    if folder is None:
+        return {"log_path": log, "log_url": None}
+    blob, path = folder
+    log_path = f"{path}/{log}" if path else log
+    return {"log_path": log_path, "log_url": f"{blob}/{log_path}"}
