@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from leaderboard import schemas
 from leaderboard.files import load
@@ -19,6 +20,9 @@ CATALOG_FILES = ("rounds", "benchmarks", "accelerators", "prices")
 EXTRA_PRICE_FILES = "prices-*"
 # Optional: the price index for expressing costs in the dollars of another month.
 PRICE_INDEX_FILE = "price-index"
+# Optional: where the site is published (base_url), for absolute links in the feed and sitemap.
+SITE_FILE = "site"
+OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ class Catalog:
     accelerators: dict[str, Accelerator] = field(default_factory=dict)
     prices: list[Price] = field(default_factory=list)
     price_index: PriceIndex | None = None
+    base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -141,7 +146,7 @@ def catalog_name(path: Path) -> str | None:
     catalog/prices-epoch.yaml); None for a file that is not a catalog file."""
     if path.suffix not in (".yaml", ".yml", ".json"):
         return None
-    if path.stem in CATALOG_FILES or path.stem == PRICE_INDEX_FILE:
+    if path.stem in CATALOG_FILES or path.stem in OPTIONAL_FILES:
         return path.stem
     if path.match(EXTRA_PRICE_FILES + path.suffix):
         return "prices"
@@ -167,8 +172,7 @@ def load_catalog(directory: Path) -> Catalog:
     price_docs: list[tuple[Any, Any]] = []
     paths: list[tuple[str, Path | None]] = [(name, find_file(directory, name)) for name in CATALOG_FILES]
     paths += [("prices", p) for p in extra_price_files(directory)]
-    if find_file(directory, PRICE_INDEX_FILE):
-        paths.append((PRICE_INDEX_FILE, find_file(directory, PRICE_INDEX_FILE)))
+    paths += [(name, find_file(directory, name)) for name in OPTIONAL_FILES if find_file(directory, name)]
     for name, path in paths:
         if path is None:
             catalog.problems.append(
@@ -220,8 +224,31 @@ def load_catalog(directory: Path) -> Catalog:
         catalog.price_index = PriceIndex(
             index["series"], index["name"], index["source"], {m: float(v) for m, v in index["months"].items()}
         )
+    if SITE_FILE in data:
+        doc, content = data[SITE_FILE]
+        try:
+            catalog.base_url = checked_base_url(content["base_url"])
+        except ValueError as error:
+            catalog.problems.append(doc.problem(("base_url",), str(error)))
     catalog.problems += _cross_check(catalog, data)
     return catalog
+
+
+def checked_base_url(value: str) -> str:
+    """The site's address as pages and files are joined to it: http(s), a host, no query or
+    fragment, ending in '/' (added when missing). ValueError says what is wrong."""
+    if any(c.isspace() or not c.isprintable() or not c.isascii() for c in value):
+        raise ValueError(f"base URL {value!r} holds a space, control or non-ASCII character: percent-encode it")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        raise ValueError(f"base URL {value!r} is not a URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"base URL {value!r} must start with https:// (or http://) and a host name")
+    if parts.query or parts.fragment or value.endswith(("?", "#")):
+        raise ValueError(f"base URL {value!r} must not have a query or fragment: pages are joined to its path")
+    return value if value.endswith("/") else value + "/"
 
 
 def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:

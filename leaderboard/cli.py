@@ -124,8 +124,14 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) 
 @CATALOG
 @click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB file, or a SQLAlchemy URL.")
 @click.option("--out", default="site", show_default=True, type=click.Path(path_type=Path), help="Site folder.")
+@click.option(
+    "--base-url",
+    callback=lambda context, parameter, value: _base_url(value),
+    help="Where the site is published (default: base_url of catalog/site.yaml, if any): "
+    "absolute feed links, sitemap.xml, robots.txt, canonical links.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(submissions: Path, catalog_dir: Path, db: str, out: Path, quiet: bool) -> None:
+def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: str | None, quiet: bool) -> None:
     """Validate everything, then write the database and the site.
 
     Nothing is written when any file is invalid; the previous database and site stay.
@@ -139,7 +145,7 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, quiet: bool)
 
     try:
         with _progress(quiet) as progress:
-            outcome = run_build(submissions, catalog_dir, db, out, progress=progress)
+            outcome = run_build(submissions, catalog_dir, db, out, progress=progress, base_url=base_url)
     except (BuildLocked, CheckFailed) as error:
         raise Failure(str(error)) from None
     if not outcome.ok:
@@ -459,6 +465,15 @@ def import_mlperf(
         for outcome in failed:
             click.echo(f"error: {outcome.source}: {outcome.failure}", err=True)
         raise Failure(f"{len(failed)} of {len(outcomes)} sources could not be imported")
+
+
+def _base_url(value: str | None) -> str | None:
+    from leaderboard.catalog import checked_base_url
+
+    try:
+        return checked_base_url(value) if value is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def _importable_catalog(catalog_dir: Path, load_catalog):

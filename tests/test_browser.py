@@ -374,3 +374,90 @@ def test_a_paged_leaderboard_without_javascript_shows_one_page_and_its_links(vis
     page.wait_for_load_state("load")
     assert page.url.endswith("resnet/page-2.html")
     assert 0 < len(visible_entries(page)) <= PAGE_ROWS
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("path", ["history.html", "benchmarks/bert.html", "generations/nvidia.html"])
+def test_pages_across_rounds_draw_their_charts_with_no_errors_and_fit_a_phone(visit, out, path):
+    v = visit(**PHONE)
+    page = v.go(url(out, path))
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390 + 1
+    figures = page.locator("figure.chart")
+    if figures.count():
+        page.wait_for_function(
+            "() => document.querySelectorAll('figure.chart.live').length === "
+            "document.querySelectorAll('figure.chart').length",
+            timeout=20000,
+        )
+        assert page.locator("figure.chart .chart-live svg .mark-line path").count() > 0
+    assert v.errors == []
+
+
+def test_a_lineage_page_states_round_division_availability_and_chips_in_its_rows(visit, out):
+    page = visit().go(url(out, "benchmarks/resnet.html"))
+    rows = page.locator("table.progress tbody tr")
+    assert rows.count() >= 9  # ResNet-50 from v0.5 to v4.0
+    first = rows.first.inner_text()
+    assert "MLPerf Training" in first and "chips" in first and "closed, available" in first
+    assert "closed division, available systems" in page.locator("p.derived").inner_text()
+    assert "target 0.749" in page.inner_text("main") and "target 0.759" in page.inner_text("main")
+
+
+def test_compare_two_accelerators_and_call_out_what_is_not_like_for_like(visit, out):
+    v = visit(**PHONE)
+    page = v.go(url(out, "compare-accelerators.html"))
+    page.select_option("#accelerator-a", "a100-sxm4-80gb")
+    page.select_option("#accelerator-b", "h100-sxm5-80gb")
+    page.wait_for_selector("#pair-table:not([hidden])")
+    assert "a=a100-sxm4-80gb" in page.url and "b=h100-sxm5-80gb" in page.url
+    rows = page.locator("#pair-table tbody tr")
+    assert rows.count() >= 8
+    resnet = page.locator("#pair-table tbody tr", has_text="ResNet-50")
+    assert resnet.get_attribute("data-like") == "yes"
+    assert resnet.locator("td").last.inner_text().endswith("×")
+    # A V100 and a B300 never met in a round: each one's latest, and the callout says so.
+    page.select_option("#accelerator-a", "v100")
+    page.select_option("#accelerator-b", "b300")
+    page.wait_for_selector("#pair-status")
+    status = page.locator("#pair-status").inner_text()
+    if "no MLPerf benchmark in common" not in status:
+        assert page.locator("#pair-callouts").is_visible()
+        assert "different rounds" in page.locator("#pair-callouts").inner_text()
+        assert page.locator("#pair-table tbody tr[data-like=no]").count() == rows.count()
+    again = visit().go(url(out, "compare-accelerators.html", "a=a100-sxm4-80gb&b=tpu-v4"))
+    again.wait_for_selector("#pair-table:not([hidden])")
+    assert again.locator("#pair-table thead th").nth(1).inner_text().endswith("A100 SXM4 80GB")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390 + 1
+    assert v.errors == []
+
+
+def test_compare_results_calls_out_an_open_division_model(visit, out):
+    v = visit()
+    page = v.go(url(out, "compare.html", "board=mlperf-training-v1.1%2Fbert"))
+    page.wait_for_selector("#compare-list li")
+    open_result = page.locator("#compare-list li", has_text="open")
+    closed_result = page.locator("#compare-list li", has_text="closed")
+    open_result.first.locator("input").check()
+    closed_result.first.locator("input").check()
+    callouts = page.locator("#compare-callouts")
+    assert callouts.is_visible()
+    text = callouts.inner_text()
+    assert "different divisions" in text and "open-division result" in text
+    assert v.errors == []
+
+
+def test_an_entry_pages_runs_table_on_a_phone(visit, out):
+    v = visit(**PHONE)
+    page = v.go(url(out, "entries/mlperf-training-v5.0/cisco/hpf_n8-bert.html"))
+    table = page.locator("table.runs")
+    assert table.locator("tbody tr").count() == 10
+    assert table.locator("tbody tr[data-status=failed]").count() == 1
+    assert table.locator("tbody tr[data-dropped]").count() == 2
+    link = table.locator("tbody tr").first.locator("a")
+    assert link.get_attribute("href").startswith("https://github.com/mlcommons/training_results_v5.0/blob/")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390 + 1
+    scroller = page.locator(".table-scroll", has=table)
+    assert scroller.evaluate("e => e.scrollWidth >= e.clientWidth")
+    assert v.errors == []

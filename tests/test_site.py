@@ -434,6 +434,8 @@ def test_the_javascript_bundle_ships_once(out):
         assert path.read_text(encoding="utf-8").startswith(
             "(window.leaderboardBoards = window.leaderboardBoards || {})["
         )
+    data_files.append(out / "data" / "accelerators.js")  # the accelerator compare page's data
+    assert data_files[-1].read_text(encoding="utf-8").startswith("window.leaderboardAccelerators = {")
     bundles = [p for p in out.rglob("*.js") if p.stat().st_size > 100_000 and p not in data_files]
     assert [p.relative_to(out).as_posix() for p in bundles] == ["static/vega.js"]
     text = (out / "static" / "vega.js").read_text(encoding="utf-8")
@@ -572,7 +574,16 @@ def test_charts_never_mix_rounds_or_divisions_and_have_tooltips(out, results):
     for name, spec in chart_specs(out).items():
         entries = [by_id[v["entry_id"]] for v in chart_values(spec) if "entry_id" in v and v["entry_id"] in by_id]
         assert entries, name
-        assert len({(e["round"]) for e in entries}) == 1, name
+        if name.startswith(("lineage--", "generations--")):
+            # Across rounds by design: MLPerf results only, closed division, available systems,
+            # each point labelled with its round, division, availability and chips.
+            assert {(e["round_kind"], e["division"], e["availability"]) for e in entries} == {
+                ("mlperf-training", "closed", "available")
+            }, name
+            fields = {t["field"] for t in spec["encoding"]["tooltip"]}
+            assert {"round", "division", "availability", "chips"} <= fields, name
+        else:
+            assert len({(e["round"]) for e in entries}) == 1, name
         if "--closed--" in name or "--open--" in name:
             assert len({e["division"] for e in entries}) == 1, name
         tooltips = [
@@ -702,6 +713,79 @@ def test_json_parquet_and_duckdb_downloads_hold_every_result(out, results):
         assert connection.execute("SELECT count(*) FROM results").fetchone()[0] == len(results)
     with (out / "data" / "costs.csv").open(encoding="utf-8") as handle:
         assert sum(1 for _ in handle) == len(results) * len(TIERS) + 1
+
+
+def test_entry_pages_show_every_run_and_how_the_score_follows(out, project_built):
+    """The shipped Cisco v5.0 BERT result: 10 runs, one aborted (dropped as slowest), the
+    fastest dropped, 8 counted; each row links its raw log in the results repository."""
+    with duckdb.connect(str(project_built / "leaderboard.duckdb"), read_only=True) as connection:
+        runs = connection.execute(
+            "SELECT run, minutes, status, dropped, log_url FROM runs "
+            "WHERE entry_id = 'mlperf-training-v5.0/cisco/hpf_n8-bert' ORDER BY run"
+        ).fetchall()
+    assert len(runs) == 10
+    html = (out / "entries" / "mlperf-training-v5.0" / "cisco" / "hpf_n8-bert.html").read_text(encoding="utf-8")
+    section = html[html.index('id="runs"') : html.index("How the numbers are derived")]
+    rows = re.findall(r'<tr data-status="(\w+)"(?: data-dropped="(\w+)")?>(.*?)</tr>', section, re.S)
+    assert [(status, dropped or None) for status, dropped, _ in rows] == [(r[2], r[3]) for r in runs]
+    assert sum(1 for _, dropped, _ in rows if not dropped) == 8
+    for (_, _, cells_html), run in zip(rows, runs, strict=True):
+        assert f'href="{run[4]}"' in cells_html
+        assert run[4].startswith(
+            "https://github.com/mlcommons/training_results_v5.0/blob/main/Cisco/results/hpf_n8/bert/"
+        )
+    assert "failed: run_stop status is aborted, not success" in section
+    assert "dropped as fastest" in section and "dropped as slowest" in section
+    assert "/ 8 = <strong>0.887 minutes</strong>" in section
+
+
+def test_runs_downloads_hold_every_run(out, project_built):
+    import pyarrow.parquet as pq
+
+    with duckdb.connect(str(project_built / "leaderboard.duckdb"), read_only=True) as connection:
+        count, columns = (
+            connection.execute("SELECT count(*) FROM runs").fetchone()[0],
+            [d[0] for d in connection.execute("SELECT * FROM runs LIMIT 0").description],
+        )
+    assert count > 15_000  # every run of every shipped MLPerf result
+    with (out / "data" / "runs.csv").open(encoding="utf-8") as handle:
+        assert next(handle).strip().split(",") == columns
+        assert sum(1 for _ in handle) == count
+    assert pq.read_table(out / "data" / "runs.parquet").num_rows == count
+    assert len(json.loads((out / "data" / "runs.json").read_text(encoding="utf-8"))) == count
+
+
+def test_lineage_pages_hold_the_best_mlperf_result_per_round_and_never_a_published_run(out, project_built):
+    with duckdb.connect(str(project_built / "leaderboard.duckdb"), read_only=True) as connection:
+        best = dict(
+            connection.execute(
+                "SELECT round, arg_min(entry_id, (minutes, entry_id)) FROM results WHERE benchmark = 'resnet' "
+                "AND division = 'closed' AND availability = 'available' GROUP BY round"
+            ).fetchall()
+        )
+        lineages_expected = {
+            b
+            for (b,) in connection.execute(
+                "SELECT DISTINCT b.id FROM results r JOIN benchmarks b ON b.id = r.benchmark "
+                "WHERE r.round_kind = 'mlperf-training' AND b.id NOT IN "
+                "(SELECT replaces FROM benchmarks WHERE replaces IS NOT NULL)"
+            ).fetchall()
+        }
+    html = (out / "benchmarks" / "resnet.html").read_text(encoding="utf-8")
+    table = html[
+        html.index('<table class="progress">') : html.index("</table>", html.index('<table class="progress">'))
+    ]
+    for round_, entry_id in best.items():
+        row = next(r for r in table.split("<tr>") if f"boards/{round_}/resnet.html" in r)
+        assert f"entries/{entry_id}.html" in row, round_
+    # Every lineage has its page, named after its oldest benchmark (SSD for SSD -> RetinaNet).
+    pages = {p.stem for p in (out / "benchmarks").glob("*.html")}
+    assert "ssd" in pages and "retinanet" not in pages
+    for page_file in (out / "benchmarks").glob("*.html"):
+        assert "entries/published/" not in page_file.read_text(encoding="utf-8")
+    for page_file in (out / "generations").glob("*.html"):
+        assert "entries/published/" not in page_file.read_text(encoding="utf-8")
+    assert len(pages) >= 14 and pages <= lineages_expected | {"ssd", "dlrm", "gpt3", "stable_diffusion", "bert"}
 
 
 def test_pages_stay_small(out):

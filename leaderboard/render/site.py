@@ -12,8 +12,8 @@ from pathlib import Path
 
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
-from leaderboard.catalog import Catalog
-from leaderboard.render import boards, downloads, entries, feeds, groups, model
+from leaderboard.catalog import Catalog, checked_base_url
+from leaderboard.render import boards, downloads, entries, feeds, groups, history, model
 from leaderboard.render import charts as chart_specs
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -21,26 +21,35 @@ from leaderboard.render.writer import PAGE_ROWS, STATIC, SiteWriter, environment
 
 
 def render_site(
-    db: str | Path, out: Path, catalog: Catalog, project: Path | None = None, page_rows: int = PAGE_ROWS
+    db: str | Path,
+    out: Path,
+    catalog: Catalog,
+    project: Path | None = None,
+    page_rows: int = PAGE_ROWS,
+    base_url: str | None = None,
 ) -> None:
     """Write the whole site for database `db` into `out`; `project` is the folder submission
-    paths are relative to (for copies of the submission files). All or nothing."""
+    paths are relative to (for copies of the submission files); `base_url` (else the catalog's)
+    is where the site is published, for absolute links, sitemap.xml and robots.txt. All or nothing."""
+    base_url = base_url or (catalog.base_url if catalog is not None else None)
+    base_url = checked_base_url(base_url) if base_url else None
     data = model.load(db)
     gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
     try:
-        _render_site(data, db, Path(out), catalog, project, page_rows)
+        _render_site(data, db, Path(out), catalog, project, page_rows, base_url)
     finally:
         gc.unfreeze()
 
 
-def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int) -> None:
+def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url) -> None:
     chart_specs.use_cache_beside(out)
     staging = atomic.staging_dir(out)
-    writer = SiteWriter(staging, environment(), data, page_rows)
+    writer = SiteWriter(staging, environment(), data, page_rows, base_url)
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
         _render(writer, db, project, out)
+        feeds.write_sitemap(writer)  # last: it lists every page written
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -59,6 +68,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     boards.write_pages(site, colours)
     entries.write_pages(site, project)
     groups.write_pages(site)
+    history.write_pages(site)
     _compare_page(site)
     _index_page(site)
     for board in data.boards:

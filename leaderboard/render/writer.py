@@ -86,8 +86,17 @@ def _url(context: jinja2.runtime.Context, path: str) -> str:
 class SiteWriter:
     """Writes pages and files under one folder, refusing any path that would leave it."""
 
-    def __init__(self, folder: Path, env: jinja2.Environment, data: SiteData, page_rows: int = PAGE_ROWS):
+    def __init__(
+        self,
+        folder: Path,
+        env: jinja2.Environment,
+        data: SiteData,
+        page_rows: int = PAGE_ROWS,
+        base_url: str | None = None,
+    ):
         self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
+        self.base_url = base_url  # where the site is published, ending in '/'; None: links stay relative
+        self.pages: list[str] = []  # every HTML page written, for the sitemap
         self.reuse: PageReuse | None = None
         self.previous: Path | None = None  # the site being replaced, whose unchanged files are kept
         self.linked: set[str] = set()
@@ -149,10 +158,17 @@ class SiteWriter:
         if self.reuse is not None:
             self.reuse.record(relative, key, content, self.file(relative), content_digest)
 
+    def absolute_url(self, relative: str) -> str | None:
+        """The published address of a site-relative path; None without a base URL."""
+        return None if self.base_url is None else self.base_url + quote(relative)
+
     def page(self, relative: str, template: str, **context: object) -> None:
+        self.pages.append(relative)
         context = {
             "root": "../" * relative.count("/"),
             "page_path": relative,
+            # In the context, so the reuse key changes with the base URL: its pages are drawn again.
+            "canonical": self.absolute_url(relative),
             "newest_date": self.data.newest_date,
             "rounds": self.data.rounds,
             **context,

@@ -301,6 +301,8 @@
     var list = document.getElementById("compare-list");
     var status = document.getElementById("compare-status");
     var table = document.getElementById("compare-table");
+    var calloutBox = document.getElementById("compare-callouts");
+    var callouts = calloutBox.querySelector("ul");
     var root = siteRoot();
     var picked = [];
 
@@ -352,8 +354,21 @@
       }).filter(Boolean);
       var divisions = rows.map(function (r) { return r.division; }).filter(function (d, i, all) { return all.indexOf(d) === i; });
       status.textContent = rows.length < 2 ? "Pick " + (2 - rows.length) + " more to compare (at most 4)." :
-        "Comparing " + rows.length + " results of " + board.title + "." + (divisions.length > 1 ?
-          " They are from different divisions (" + divisions.join(" and ") + "), which are ranked apart: the open division may change the model and rules." : "");
+        "Comparing " + rows.length + " results of " + board.title + ".";
+      // What makes the chosen results not like for like, above the table.
+      var notes = [];
+      if (rows.length >= 2) {
+        if (divisions.length > 1) notes.push("They are from different divisions (" + divisions.join(" and ") + "), which are ranked apart: the open division may change the model and rules.");
+        rows.forEach(function (r) {
+          if (r.division === "open") notes.push(r.submitter + ": " + r.system + " is an open-division result" + (r.model ? " training " + r.model : " with a model or rules of its own") + (board.reference_model ? ", not the reference " + board.reference_model : "") + ".");
+          if (r.availability !== "available") notes.push(r.submitter + ": " + r.system + " is a " + r.availability + " system, not commercially available.");
+        });
+        var chips = rows.map(function (r) { return r.chips; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
+        if (chips.length > 1) notes.push("They ran at different scales (" + chips.map(function (c) { return number(c, 3); }).join(", ") + " chips).");
+      }
+      callouts.textContent = "";
+      notes.forEach(function (text) { callouts.appendChild(cell("li", text)); });
+      calloutBox.hidden = !notes.length;
       table.hidden = rows.length < 2;
       if (table.hidden) return;
       var head = table.tHead, body = table.tBodies[0];

@@ -1,0 +1,117 @@
+"""Pages across rounds: the "Across rounds" index, one page per benchmark lineage, one per
+accelerator vendor line, and the two-accelerator compare page with its data file.
+"""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard.render import lineage_charts, lineages
+from leaderboard.render.lineages import Lineage
+from leaderboard.render.writer import SiteWriter
+
+ACCELERATOR_DATA = "data/accelerators.js"
+
+
+def write_pages(site: SiteWriter) -> None:
+    data = site.data
+    found = lineages.lineages(data)
+    lines = lineages.vendor_lines(data)
+    rounds = {r["id"]: r for r in data.rounds}
+    round_names = {r["id"]: r["name"] for r in data.rounds}
+    mlperf_rounds = sorted((r for r in data.rounds if r["kind"] == "mlperf-training"), key=lambda r: r["date"])
+    if not found:
+        return
+    site.page(
+        "history.html",
+        "history.html",
+        lineages=found,
+        lines=lines,
+        first_round=mlperf_rounds[0],
+        last_round=mlperf_rounds[-1],
+    )
+    for lineage in found:
+        _lineage_page(site, lineage, round_names)
+    for line in lines:
+        items = lineages.generations(line, found)
+        charts = [lineage_charts.generations_chart(f"generations--{line.slug}", line, items, rounds, "../")]
+        site.page(
+            line.path,
+            "generations.html",
+            line=line,
+            items=items,
+            charts=[site.chart(c) for c in charts if c],
+            round_names=round_names,
+        )
+    site.write(ACCELERATOR_DATA, accelerator_script(found, rounds))
+    site.page(
+        "compare-accelerators.html",
+        "compare_accelerators.html",
+        accelerators=sorted(
+            (a for line in lines for a in line.accelerators), key=lambda a: (a["vendor"].casefold(), a["name"])
+        ),
+        data_file=ACCELERATOR_DATA,
+    )
+
+
+def _lineage_page(site: SiteWriter, lineage: Lineage, round_names: dict[str, str]) -> None:
+    progress = lineages.progress(lineage)
+    chart = lineage_charts.minutes_over_time(f"lineage--{lineage.id}", lineage, progress, lineages.SCALES, "../")
+    site.page(
+        lineage.path,
+        "lineage.html",
+        lineage=lineage,
+        progress=progress,
+        scales=lineages.SCALES,
+        fixed_scales=lineages.FIXED_SCALES,
+        per_accelerator=lineages.best_per_accelerator(lineage),
+        charts=[site.chart(chart)] if chart else [],
+        round_names=round_names,
+    )
+
+
+def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
+    """Every MLPerf result, compact, for the compare page's script: it picks per benchmark the
+    results of two accelerators to put side by side (a <script>, as fetch() fails on file://)."""
+    benchmarks = {}
+    results = []
+    for lineage in found:
+        for segment in lineage.segments:
+            benchmarks[segment.key] = {
+                "lineage": lineage.id,
+                "lineage_title": lineage.title,
+                "label": segment.label,
+                "reference_model": segment.benchmark.get("reference_model"),
+            }
+        for row in lineage.rows:
+            results.append(
+                {
+                    "id": row["entry_id"],
+                    "path": row["path"],
+                    "lineage": lineage.id,
+                    "segment": lineages.segment_of(row),
+                    "round": row["round"],
+                    "accelerator": row["accelerator"],
+                    "division": row["division"],
+                    "availability": row["availability"],
+                    "submitter": row["submitter"],
+                    "system": row["system"],
+                    "chips": row["chips"],
+                    "minutes": row["minutes"],
+                    "chip_hours": row["chip_hours"],
+                    "cost": row["cost_usd"],
+                    "model": row["model_name"],
+                    "verified": bool(row["verified"]),
+                }
+            )
+    results.sort(key=lambda r: r["id"])
+    payload = {
+        "rounds": {
+            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if r["kind"] == "mlperf-training"
+        },
+        "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
+        "segments": benchmarks,
+        "results": results,
+    }
+    text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
+    return f"window.leaderboardAccelerators = {text};\n"
