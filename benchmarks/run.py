@@ -329,7 +329,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = run([int(s) for s in args.sizes.split(",")])
     imports = import_comparison(args.data)
-    text = report(rows, imports)
+    import site_build
+
+    text = report(rows, imports) + "\n" + "\n".join(["", *site_build.markdown(site_build.measure())]) + "\n"
     args.out.write_text(text)
     print(text)
 
