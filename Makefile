@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install site test lint format bench browser postgres clean
+.PHONY: install site test lint format bench browser postgres wasm clean
 
 install: $(STAMP)
 
@@ -17,8 +17,24 @@ $(STAMP): requirements.lock pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
-site: $(STAMP)
+site: $(STAMP) wasm
 	@$(BIN)/leaderboard build
+
+# DuckDB-WASM for the site's SQL page, pinned by web/package-lock.json: Node.js and npm from
+# Debian when missing, then `npm ci` and a one-file bundle (web/build/duckdb/), rebuilt only
+# when the lock file changes. Without them the SQL page says so; every other page works.
+WASM_STAMP := web/build/.installed-$(shell cat web/package-lock.json web/package.json web/*.mjs 2>/dev/null | cksum | cut -d' ' -f1)
+wasm: $(WASM_STAMP)
+
+$(WASM_STAMP): web/package.json web/package-lock.json web/duckdb-entry.mjs web/copy-assets.mjs
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's nodejs and npm for the SQL page"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  else echo "npm is missing: install Node.js and npm" >&2; exit 1; fi; }
+	@cd web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
+	@rm -f web/build/.installed-*
+	@touch $@
 
 # Browser tests drive Debian's Chromium; install it when missing (needs root and apt).
 # Without it those tests skip with a loud message.
@@ -40,7 +56,7 @@ postgres:
 	      || echo "WARNING: could not install postgresql: PostgreSQL tests will be skipped"; \
 	  else echo "WARNING: postgresql is missing and cannot be installed here: PostgreSQL tests will be skipped"; fi; }
 
-test: $(STAMP) browser postgres
+test: $(STAMP) browser postgres wasm
 	@$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -55,4 +71,4 @@ bench: $(STAMP)
 	@$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) site leaderboard.duckdb .pytest_cache
+	rm -rf $(VENV) site leaderboard.duckdb .pytest_cache web/node_modules web/build

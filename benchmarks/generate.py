@@ -75,14 +75,22 @@ def generate(n: int, out: Path, seed: int = 1, catalog_dir: Path = ROOT / "catal
             benchmark = rng.choice(published)
             division = "open"
             result = {"minutes": round(rng.uniform(60, 60 * 24 * 60), 1)}
+        availability = rng.choice(["available", "available", "preview", "research"])
+        date = f"20{rng.randint(19, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        if round_.kind == "mlperf-training":
+            date = round_.date  # an MLPerf result is dated by its round
+        released = catalog.accelerators[accelerator].release_date
+        if released and date < released and availability == "available":
+            # nothing available predates its accelerator: a published run comes later, an MLPerf one is a preview
+            date, availability = (date, "preview") if round_.kind == "mlperf-training" else (released, availability)
         data = {
             "schema_version": 1,
             "round": round_.id,
             "benchmark": benchmark.id,
             "division": division,
-            "availability": rng.choice(["available", "available", "preview", "research"]),
+            "availability": availability,
             "submitter": submitter,
-            "date": f"20{rng.randint(19, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            "date": date,
             "system": {
                 "name": f"{slug(submitter)}-system-{i:06d}",
                 "accelerator": accelerator,

@@ -330,8 +330,10 @@ def main() -> None:
     rows = run([int(s) for s in args.sizes.split(",")])
     imports = import_comparison(args.data)
     import site_build
+    import sql_page
 
-    text = report(rows, imports) + "\n" + "\n".join(["", *site_build.markdown(site_build.measure())]) + "\n"
+    sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
+    text = report(rows, imports) + "\n" + "\n".join(["", *sections]) + "\n"
     args.out.write_text(text)
     print(text)
 

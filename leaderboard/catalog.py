@@ -5,6 +5,7 @@ Each catalog file is checked against its own JSON Schema and for ids that must a
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ class Price:
     date: str
     source: str
     includes_host: bool | None = None
+    estimate: bool = False  # an estimate, not a price anyone quoted (Epoch AI's TPU purchase prices)
     note: str | None = None
     origin: str | None = None
 
@@ -251,8 +253,32 @@ def checked_base_url(value: str) -> str:
     return value if value.endswith("/") else value + "/"
 
 
+# The dates of the catalog, by file and key: the schemas check their shape, the database stores
+# them as DATE, so each must be a real day.
+CATALOG_DATES = (("rounds", "rounds", "date"), ("accelerators", "accelerators", "release_date"))
+
+
+def _unreal_dates(data: dict[str, Any]) -> list[Problem]:
+    documents = [(key, name, data[file]) for file, key, name in CATALOG_DATES if file in data]
+    documents += [("prices", "date", price_doc) for price_doc in data.get("prices", [])]
+    problems = []
+    for key, name, (doc, content) in documents:
+        for i, item in enumerate(content[key]):
+            if item.get(name) is not None and not _real_date(item[name]):
+                problems.append(doc.problem((key, i, name), f"{item[name]!r} is not a real date"))
+    return problems
+
+
+def _real_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
+    problems: list[Problem] = _unreal_dates(data)
     for name, key in (("rounds", "rounds"), ("benchmarks", "benchmarks"), ("accelerators", "accelerators")):
         if name not in data:
             continue

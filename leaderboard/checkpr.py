@@ -1,17 +1,19 @@
-"""What a pull request changes in submissions/: validation of the changed files only, and
-where each new or changed entry would rank if merged. Git is read, never written.
+"""What a pull request changes: every changed file accounted for (validated, failed, reported
+as misplaced, or ignored), and where each new or changed entry would rank if merged. Git is
+read, never written.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard.files import SUFFIXES
+from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
-from leaderboard.problems import Problem
+from leaderboard.problems import Problem, plural
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 
@@ -42,17 +44,35 @@ class Preview:
 
 
 @dataclass
+class Misplaced:
+    """A changed file outside submissions/ and catalog/ that looks meant as one of theirs: it is
+    not checked, and the site would not show it."""
+
+    file: str
+    why: str
+
+
+@dataclass
 class PullRequestCheck:
+    """Every output starts with the changes to verified entries, then the other problems (both
+    fail the check), then the misplaced files (reported, not failed)."""
+
     base: str
-    changes: list[Change] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)  # the submission and catalog files validated
+    verified_changes: list[Problem] = field(default_factory=list)  # changes to verified entries: fail first
     problems: list[Problem] = field(default_factory=list)
+    misplaced: list[Misplaced] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.verified_changes
+
+    @property
+    def checked(self) -> int:
+        return len([c for c in self.changes if c.status != "deleted"])
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -97,33 +117,59 @@ def _is_data(name: str, folder: str) -> bool:
 def check_pull_request(
     repo: Path, base: str, submissions: str = "submissions", catalog: str = "catalog", today: dt.date | None = None
 ) -> PullRequestCheck:
+    """Every changed file is validated (a submission or catalog file; any other file under
+    submissions/ fails), reported as misplaced (outside, but looks meant as one), or ignored."""
     result = PullRequestCheck(base)
+    others: list[Change] = []
     for change in changed_files(repo, base):
         if _is_data(change.file, submissions) or _is_data(change.file, catalog):
             result.changes.append(change)
+        elif Path(change.file).parts[:1] == (submissions,) and change.status != "deleted":
+            result.changes.append(change)  # validated: a file there that no check reads is a problem
         else:
-            result.ignored.append(change.file)
+            others.append(change)
     touched = {c.file for c in result.changes if c.status != "deleted"}
     result.deleted = [c.file for c in result.changes if c.status == "deleted" and _is_data(c.file, submissions)]
 
-    validation = validate_paths([repo / submissions], repo / catalog, today=today)
-    for problem in validation.problems:
-        name = _relative(problem.file, repo)
-        if name in touched or _involves(problem, touched):
-            result.problems.append(
-                Problem(name, problem.line, problem.col, problem.json_path, problem.message, problem.hint)
-            )
+    validation = validate_paths(
+        [repo / name for name in sorted(touched)], repo / catalog, today=today, tree=repo / submissions, root=repo
+    )
+    result.problems = validation.problems
+    rounds = set(validation.catalog.rounds) if validation.catalog is not None else set()
+    for change in others:
+        why = _looks_meant_as_data(repo, change, (submissions, catalog), rounds)
+        if why:
+            result.misplaced.append(Misplaced(change.file, why))
+        else:
+            result.ignored.append(change.file)
     if validation.catalog is None or validation.catalog.problems:
         return result
-    rows = table_rows(validation.entries, validation.catalog, base=repo).results
+    # A duplicate's original stays in the ranking: only the changed file is set aside.
+    originals = [e for e in validation.duplicates if _relative(e.file, repo) not in touched]
+    rows = table_rows(validation.entries + originals, validation.catalog, base=repo).results
     status = {c.file: c.status for c in result.changes}
     result.previews = [_preview(row, rows, status[row["file"]]) for row in rows if row["file"] in touched]
     return result
 
 
-def _involves(problem: Problem, touched: set[str]) -> bool:
-    """A duplicate reported on an unchanged file that names a changed one is the change's problem too."""
-    return any(name in problem.message for name in touched) and problem.message.startswith("duplicate entry")
+def _looks_meant_as_data(repo: Path, change: Change, folders: tuple[str, ...], rounds: set[str]) -> str | None:
+    """Why a changed file outside the data folders looks meant as a submission or catalog file:
+    its top folder resembles one of them or is a round, or it reads as a submission."""
+    top = Path(change.file).parts[0] if len(Path(change.file).parts) > 1 else None
+    if top is not None:
+        folded = top.casefold()
+        for folder in folders:
+            if top != folder and (
+                folded.startswith(folder[:-1]) or difflib.SequenceMatcher(None, folded, folder).ratio() >= 0.8
+            ):
+                return f"{top}/ is not {folder}/"
+        if top in rounds:
+            return f"{top}/ is a round folder outside {folders[0]}/"
+    if change.status != "deleted" and Path(change.file).suffix.lower() in SUFFIXES:
+        data = load(repo / change.file).data  # read as data only, with the same limits as any submission
+        if isinstance(data, dict) and {"schema_version", "round"} <= set(data):
+            return f"it reads as a submission, outside {folders[0]}/"
+    return None
 
 
 def _relative(file: str, repo: Path) -> str:
@@ -168,10 +214,24 @@ def _money(value: float | None) -> str:
     return "n/a (no price)" if value is None else f"${value:,.2f}"
 
 
+MISPLACED_HINT = "move it to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked"
+
+
+def _summary(check: PullRequestCheck) -> str:
+    failures = len(check.verified_changes) + len(check.problems)
+    return f"{plural(check.checked, 'changed file')} checked against {check.base}: " + (
+        "all valid" if check.ok else plural(failures, "problem")
+    )
+
+
 def as_text(check: PullRequestCheck) -> str:
     lines = []
+    for problem in check.verified_changes:
+        lines.append(problem.format())
     for problem in check.problems:
         lines.append(problem.format())
+    for m in check.misplaced:
+        lines.append(f"not checked (looks misplaced: {m.why}): {m.file} (hint: {MISPLACED_HINT})")
     for name in check.deleted:
         lines.append(f"deleted: {name}")
     for name in check.ignored:
@@ -183,11 +243,7 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
-    n = len([c for c in check.changes if c.status != "deleted"])
-    lines.append(
-        f"{n} changed files checked against {check.base}: "
-        + ("all valid" if check.ok else f"{len(check.problems)} problems")
-    )
+    lines.append(_summary(check))
     return "\n".join(lines) + "\n"
 
 
@@ -202,7 +258,7 @@ def _escape_property(text: str) -> str:
 def as_github(check: PullRequestCheck) -> str:
     """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
     lines = []
-    for problem in check.problems:
+    for problem in check.verified_changes + check.problems:
         props = [
             f"file={_escape_property(problem.file)}",
             f"line={problem.line}",
@@ -211,6 +267,9 @@ def as_github(check: PullRequestCheck) -> str:
         ]
         message = problem.message + (f" (hint: {problem.hint})" if problem.hint else "")
         lines.append(f"::error {','.join(props)}::{_escape_data(message)}")
+    for m in check.misplaced:
+        text = f"not checked: looks misplaced ({m.why}); {MISPLACED_HINT}"
+        lines.append(f"::warning file={_escape_property(m.file)},title=Not checked::{_escape_data(text)}")
     for name in check.deleted:
         lines.append(f"::notice file={_escape_property(name)}::{_escape_data('entry deleted by this pull request')}")
     for p in check.previews:
@@ -233,19 +292,27 @@ def _cell(text: str) -> str:
 
 def as_markdown(check: PullRequestCheck) -> str:
     """A pull-request comment body; the marker lets the workflow update its earlier comment."""
-    out = [MARKER, "## Leaderboard check", ""]
-    if check.ok:
-        out.append(f"All {len([c for c in check.changes if c.status != 'deleted'])} changed files are valid.")
-    else:
-        out += [
-            f"**{len(check.problems)} problems** must be fixed before merging:",
-            "",
-            "| file | line | field | problem |",
-            "|---|---|---|---|",
-        ]
-        for p in check.problems:
+    out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
+    sections = (
+        ("Changes to verified entries", check.verified_changes),
+        ("Problems to fix before merging", check.problems),
+    )
+    for title, problems in sections:
+        if not problems:
+            continue
+        out += ["", f"### {title}", "", "| file | line | field | problem |", "|---|---|---|---|"]
+        for p in problems:
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
             out.append(f"| `{_cell(p.file)}` | {p.line} | `{_cell(p.json_path)}` | {_cell(message)} |")
+    if check.misplaced:
+        out += [
+            "",
+            "### Not checked: files that look misplaced",
+            "",
+            "Move each to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked.",
+            "",
+        ]
+        out += [f"- `{_cell(m.file)}`: {_cell(m.why)}" for m in check.misplaced]
     if check.previews:
         out += [
             "",

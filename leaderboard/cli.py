@@ -5,7 +5,6 @@ Exit codes: 0 success, 1 invalid input or a failed command, 2 usage error.
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from leaderboard import tables
 from leaderboard.problems import Problem
 
 DEFAULT_DB = "leaderboard.duckdb"
@@ -78,45 +78,57 @@ def _print_problems(problems: list[Problem], fmt: str) -> None:
 @click.option(
     "--catalog",
     "catalog_dir",
-    default="catalog",
-    show_default=True,
     type=click.Path(path_type=Path),
-    help="Catalog folder to check ids against.",
+    help="Catalog folder to check ids against (default: the project's catalog/, here or in the nearest "
+    "folder above that has one).",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def validate(paths: tuple[Path, ...], catalog_dir: Path, fmt: str, quiet: bool) -> None:
+def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet: bool) -> None:
     """Check submission and catalog files (default: submissions/ and catalog/).
 
-    Prints every problem as path:line:col: $.json.path: message (hint). Exit 0 when all
-    files are valid, 1 otherwise.
+    Each file is checked in its place in the project's submissions/: against every entry there
+    (the same entry under another name is a duplicate) and in its folder; a catalog file among
+    PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
+    (hint), the path from the project folder, and each file it did not read. Exit 0 when all
+    files are valid, 1 otherwise or when no file was checked.
     """
+    from leaderboard.problems import plural
+    from leaderboard.tree import project_root
     from leaderboard.validate import CheckFailed, validate_paths
 
-    targets = list(paths) or [Path("submissions"), catalog_dir]
+    root = project_root(catalog_dir)
+    catalog_dir = catalog_dir or root / "catalog"
+    targets = list(paths) or [root / "submissions", catalog_dir]
     try:
         with _progress(quiet) as progress:
             tick = progress("validating", None) if progress else None
-            result = validate_paths(targets, catalog_dir, progress=tick)
+            result = validate_paths(targets, catalog_dir, progress=tick, tree=root / "submissions", root=root)
     except CheckFailed as error:
         raise Failure(str(error)) from None
+    ok = result.ok and bool(result.files)
     if fmt == "json":
-        click.echo(
-            json.dumps(
-                {"files": len(result.files), "valid": result.ok, "problems": [p.as_dict() for p in result.problems]},
-                indent=2,
-            )
-        )
+        report = {
+            "files": len(result.files),
+            "valid": ok,
+            "problems": [p.as_dict() for p in result.problems],
+            "ignored": [{"file": name, "reason": why} for name, why in result.ignored],
+        }
+        click.echo(json.dumps(report, indent=2))
     else:
         _print_problems(result.problems, fmt)
-        files_with = len({p.file for p in result.problems})
-        summary = (
-            f"{len(result.files)} files checked: all valid"
-            if result.ok
-            else f"{len(result.files)} files checked: {len(result.problems)} problems in {files_with} files"
-        )
+        for name, why in result.ignored:
+            click.echo(f"ignored {name}: {why}", err=True)
+        checked = plural(len(result.files), "file") + " checked"
+        if not result.files:
+            summary = "no file checked" + (": every file named was ignored" if result.ignored else "")
+        elif result.ok:
+            summary = f"{checked}: all valid"
+        else:
+            files_with = plural(len({p.file for p in result.problems}), "file")
+            summary = f"{checked}: {plural(len(result.problems), 'problem')} in {files_with}"
         click.echo(summary, err=True)
-    sys.exit(0 if result.ok else 1)
+    sys.exit(0 if ok else 1)
 
 
 @main.command()
@@ -156,38 +168,50 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: st
     click.echo(f"site:     {(outcome.site / 'index.html').resolve()}")
 
 
-@main.command()
+class _SqlCommand(click.Command):
+    """A command whose SQL may start with a comment: click takes any word starting with "--" for
+    an option, but one with whitespace before any "=" names no option, so it is the SQL."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        sql = [a for a in args if a.startswith("--") and any(c.isspace() for c in a.split("=", 1)[0])]
+        if sql and "--" not in args:
+            args = [a for a in args if a not in sql] + ["--", *sql]
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_SqlCommand)
 @click.argument("sql")
 @click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB file, or a SQLAlchemy URL.")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
-def query(sql: str, db: str, fmt: str) -> None:
-    """Run a read-only SQL query against the database."""
+@click.option("--format", "fmt", type=click.Choice(list(tables.FORMATS)), default="table", show_default=True)
+@click.option(
+    "--max-width",
+    type=click.IntRange(min=0),
+    help="Widest the table may be, in characters (default: the terminal's width, at least 120); "
+    "longer values wrap in their cell, never cut. 0: no limit, every value on one line.",
+)
+def query(sql: str, db: str, fmt: str, max_width: int | None) -> None:
+    """Run a read-only SQL query against the database.
+
+    SQL is one statement (SELECT, WITH, DESCRIBE, SHOW, ...) and may start with a comment (-- ...);
+    give - to read it from stdin. A bad query prints the database's whole message, hints included.
+    Dates are DATE values, written YYYY-MM-DD in every format.
+    """
     import duckdb
     import sqlalchemy
 
     from leaderboard import store
 
+    if sql == "-":
+        sql = sys.stdin.read()
     try:
         names, rows = store.run_query(db, sql)
-    except (FileNotFoundError, PermissionError) as error:
+    except (FileNotFoundError, PermissionError, store.EmptyQuery) as error:
         raise Failure(str(error)) from None
     except (duckdb.Error, sqlalchemy.exc.SQLAlchemyError) as error:
-        raise Failure(f"query failed: {_first_line(error)}") from None
-    if fmt == "json":
-        click.echo(json.dumps([dict(zip(names, row, strict=True)) for row in rows], indent=2, default=str))
-    elif fmt == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows(rows)
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(*names, show_lines=False)
-        for row in rows:
-            table.add_row(*("" if v is None else str(v) for v in row))
-        Console(width=max(120, Console().width)).print(table)
-        click.echo(f"{len(rows)} rows", err=True)
+        raise Failure(f"query failed: {store.error_text(error)}") from None
+    tables.write(names, rows, fmt, sys.stdout, max_width)
+    if fmt == "table":
+        click.echo(f"{len(rows)} row{'' if len(rows) == 1 else 's'}", err=True)
 
 
 @main.command()
@@ -196,15 +220,28 @@ def query(sql: str, db: str, fmt: str) -> None:
 @click.option("--division", type=click.Choice(["closed", "open"]))
 @click.option("--availability", type=click.Choice(["available", "preview", "research"]))
 @click.option("--submitter", help="Organization, as it names itself.")
-@click.option("--date", help="Publication date, YYYY-MM-DD (default: today).")
+@click.option(
+    "--date",
+    help="Publication date, YYYY-MM-DD (default in MLPerf rounds: the round's; required for published runs).",
+)
 @click.option("--system", "system_name", help="System name.")
 @click.option("--accelerator", help="Accelerator id from catalog/accelerators.yaml.")
 @click.option("--count", type=float, help="How many accelerators, in --unit.")
 @click.option("--unit", type=click.Choice(["chip", "core", "device"]))
-@click.option("--minutes", type=float, help="Time to train to the quality target.")
+@click.option("--minutes", type=float, help="Time to train to the quality target (default: from --runs-minutes).")
+@click.option(
+    "--runs-minutes",
+    callback=lambda context, parameter, value: _runs(value),
+    help="Every run's minutes in run order, comma-separated, null for a failed run; --minutes is then "
+    "their olympic mean (the round's scoring; a plain mean for published runs).",
+)
 @click.option("--quality", type=float, help="Achieved quality (required in MLPerf rounds).")
 @click.option("--quality-target", type=float, help="Target trained to (default: the round's closed target).")
+@click.option("--model", help="Model name (required for published runs, whose file is named after it).")
+@click.option("--parameters", type=click.FloatRange(min=0, min_open=True), help="Number of trained parameters.")
 @click.option("--source-url", help="Where the result was published (http or https).")
+@click.option("--citation", help="Free-text citation, for a source without a stable URL.")
+@click.option("--note", help="Anything a reader should know; for a second run of one paper, how it differs.")
 @click.option("--submissions", default="submissions", show_default=True, type=click.Path(path_type=Path))
 @CATALOG
 @click.option("--no-input", is_flag=True, help="Never prompt: every required value comes from flags.")
@@ -220,32 +257,41 @@ def new(
     count,
     unit,
     minutes,
+    runs_minutes,
     quality,
     quality_target,
+    model,
+    parameters,
     source_url,
+    citation,
+    note,
     submissions,
     catalog_dir,
     no_input,
 ) -> None:
     """Write a new submission file at the right path, valid, from flags or prompts.
 
-    Unknown ids get suggestions. With --no-input every missing required value is an error.
+    Unknown ids get suggestions. With --no-input every missing required value is an error, all
+    named at once. The file is checked against every entry in SUBMISSIONS too; an existing file
+    is never overwritten (a second file of the same name gets -2, -3, ...).
     """
     from leaderboard.catalog import load_catalog
-    from leaderboard.new import Answers, id_problem, write_submission
+    from leaderboard.new import Answers, default_date, id_problem, missing_flags, write_submission
+    from leaderboard.problems import plural
 
     catalog = load_catalog(catalog_dir)
     if catalog.problems:
         _print_problems(catalog.problems, "text")
         raise Failure("the catalog has problems; fix them first")
+    given = dict(click.get_current_context().params, round=round_id, system=system_name)
+    if no_input and (missing := missing_flags(given, catalog)):
+        raise click.UsageError(f"required with --no-input: {', '.join(missing)}")
 
     def ask(name: str, value, prompt: str, known: dict | None = None, **kw):
         while True:
             if value is None:
                 if no_input:
-                    if "default" in kw:
-                        return kw["default"]
-                    raise click.UsageError(f"--{name.replace('_', '-')} is required with --no-input")
+                    return kw.get("default")
                 value = click.prompt(prompt, **kw)
             problem = id_problem(name, value, known) if known is not None else None
             if problem is None:
@@ -259,6 +305,7 @@ def new(
     kind = catalog.rounds[round_id].kind
     benchmarks = {k: v for k, v in catalog.benchmarks.items() if v.kind == kind}
     benchmark = ask("benchmark", benchmark, "Benchmark", benchmarks)
+    published = kind == "published"
     answers = Answers(
         round=round_id,
         benchmark=benchmark,
@@ -267,7 +314,7 @@ def new(
             division,
             "Division",
             type=click.Choice(["closed", "open"]),
-            default="closed" if kind == "mlperf-training" else "open",
+            default="open" if published else "closed",
         ),
         availability=ask(
             "availability",
@@ -277,23 +324,39 @@ def new(
             default="available",
         ),
         submitter=ask("submitter", submitter, "Submitter (organization)"),
-        date=ask(
-            "date", date, "Publication date (YYYY-MM-DD)", default=__import__("datetime").date.today().isoformat()
-        ),
+        model=ask("model", model, "Model name") if published else model,
+        parameters=parameters,
+        date=ask("date", date, "Publication date (YYYY-MM-DD)", default=default_date(round_id, catalog)),
         system=ask("system", system_name, "System name"),
         accelerator=ask("accelerator", accelerator, "Accelerator", catalog.accelerators),
         unit=ask("unit", unit, "Unit", type=click.Choice(["chip", "core", "device"]), default="chip"),
         count=ask("count", count, "Count (in that unit)", type=float),
-        minutes=ask("minutes", minutes, "Minutes to train", type=float),
-        quality=ask("quality", quality, "Achieved quality", type=float) if kind == "mlperf-training" else quality,
+        runs_minutes=runs_minutes,
+        minutes=minutes if runs_minutes else ask("minutes", minutes, "Minutes to train", type=float),
+        quality=ask("quality", quality, "Achieved quality", type=float) if not published else quality,
         quality_target=quality_target,
-        source_url=ask("source_url", source_url, "Source URL"),
+        source_url=source_url
+        if source_url or citation
+        else ask("source_url", None, "Source URL (blank for none)", default="", show_default=False) or None,
+        citation=citation,
+        note=note,
     )
+    if not answers.source_url and not answers.citation:
+        answers.citation = ask("citation", None, "Citation")
     path, problems = write_submission(answers, catalog, submissions)
     if problems:
         _print_problems(problems, "text")
-        raise Failure(f"not written: {len(problems)} problems")
+        raise Failure(f"not written: {plural(len(problems), 'problem')}")
     click.echo(f"wrote {path}")
+
+
+def _runs(value: str | None) -> list[float | None] | None:
+    from leaderboard.new import parse_runs
+
+    try:
+        return parse_runs(value) if value is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 @main.command("check-pr")
@@ -309,10 +372,13 @@ def new(
 def check_pr(base: str | None, fmt: str, repo: Path) -> None:
     """Validate the submission files a pull request changes and preview their ranks.
 
-    Compares the working tree with the merge base of --base: added and modified files are
-    validated (deleted entries are reported), and each new or changed entry's rank by
-    minutes, chip-hours and cost in its round, benchmark and division is printed. Exit 1
-    when a changed file is invalid.
+    Compares the working tree with the merge base of --base. Added and modified submission and
+    catalog files are validated against every entry in submissions/ (a catalog change checks
+    every submission again); any other file under submissions/ is a problem; a file elsewhere
+    that looks meant as a submission (submission/, a round's folder, a submission's content) is
+    reported as not checked; deleted entries are reported. Each new or changed entry's rank by
+    minutes, chip-hours and cost in its round, benchmark and division is printed. Exit 1 when a
+    changed file is invalid.
     """
     from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
 

@@ -34,9 +34,7 @@ def cli_reference() -> str:
     parts.append("```\n" + main.get_help(context) + "\n```\n")
     for name in sorted(main.commands):
         command = main.commands[name]
-        sub = click.Context(
-            command, info_name=f"leaderboard {name}", parent=context, terminal_width=100, max_content_width=100
-        )
+        sub = click.Context(command, info_name=name, parent=context, terminal_width=100, max_content_width=100)
         parts.append(f"#### `leaderboard {name}`\n\n```\n{command.get_help(sub)}\n```\n")
     return "\n".join(parts)
 
@@ -129,6 +127,9 @@ def contributing() -> str:
         "",
         "`source` needs `url` or `citation` (or both). In MLPerf rounds `result.quality` and",
         "`result.quality_target` are required; in the closed division the target is the round's (below).",
+        "An MLPerf result's `date` is its round's publication date; a result with `availability: available`",
+        "is not dated before its accelerator's release. One entry is one file: a published run from the same",
+        "paper and model as another needs a `source.note` in each saying how the runs differ.",
         "",
         "## A full example",
         "",

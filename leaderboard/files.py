@@ -171,9 +171,7 @@ def _load_yaml(text: str, doc: Document) -> Any:
             _check_depth(text)
         nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        message = f"YAML does not parse: {error.problem or error.context}"
-        raise _Invalid(message, mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
+        raise _yaml_syntax_error(error, text) from None
     except yaml.YAMLError as error:
         raise _Invalid(f"YAML does not parse: {error}") from None
     except RecursionError:
@@ -190,6 +188,56 @@ def _load_yaml(text: str, doc: Document) -> Any:
             *_where_values_pass_limit(text),
             hint="a result needs a few dozen values; aliases are not needed",
         ) from None
+
+
+def _yaml_syntax_error(error: yaml.MarkedYAMLError, text: str) -> _Invalid:
+    """A parse error where the writer can act on it. YAML says where it gave up (the problem
+    mark) and what it was reading then (the context mark). A quote left open is the usual cause
+    of an error far from its mistake: YAML reads on to the end of the file, or to the next quote
+    and fails there; either way the error is placed where the quote opens. Any other context is
+    named with its place."""
+    problem, context = error.problem or error.context, error.context
+    at, start = error.problem_mark or error.context_mark, error.context_mark
+    if context == "while scanning a quoted scalar" and start is not None and "end of stream" in (problem or ""):
+        return _Invalid(
+            "YAML does not parse: the quoted value that opens here is never closed (the file ends inside it)",
+            start.line + 1,
+            start.column + 1,
+            hint=CLOSE_THE_QUOTE,
+        )
+    opened = _quote_closed_near(text, at.line) if at is not None else None
+    if opened is not None:
+        return _Invalid(
+            f"YAML does not parse: the quoted value that opens here runs on to line {at.line + 1}, "
+            f"where YAML stops ({problem}): is its closing quote missing?",
+            *opened,
+            hint=CLOSE_THE_QUOTE,
+        )
+    message = f"YAML does not parse: {problem}"
+    if context and start is not None and at is not None and (start.line, start.column) != (at.line, at.column):
+        message += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
+    return _Invalid(message, at.line + 1 if at else None, at.column + 1 if at else None)
+
+
+CLOSE_THE_QUOTE = (
+    "close the quote on this line; inside single quotes write a ' as '', inside double quotes a \" as \\\""
+)
+
+
+def _quote_closed_near(text: str, line: int) -> tuple[int, int] | None:
+    """Where a quoted value opens (line, column) when it spans lines and closes on `line`, the
+    line YAML gave up on: the sign of a closing quote forgotten earlier in the file."""
+    try:
+        for token in yaml.scan(text, Loader=_YamlLoader):
+            if (
+                isinstance(token, yaml.ScalarToken)
+                and token.style in ("'", '"')
+                and token.start_mark.line < token.end_mark.line == line
+            ):
+                return token.start_mark.line + 1, token.start_mark.column + 1
+    except yaml.YAMLError:
+        pass  # the scan stops where the parse failed; every token before it was seen
+    return None
 
 
 def _where_values_pass_limit(text: str) -> tuple[int | None, int | None]:

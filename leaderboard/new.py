@@ -1,6 +1,7 @@
 """Writing a new submission file from answers (flags or prompts): valid, at the right path.
 
-The file is validated before it is written; nothing is written when anything is wrong.
+The file is validated before it is written, alone and against every entry already in the
+submissions folder; nothing is written when anything is wrong, and no file is overwritten.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path
 
 from leaderboard.catalog import Catalog
 from leaderboard.files import dump_yaml
-from leaderboard.normalize import slug
+from leaderboard.importers.epoch import file_slug
+from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, did_you_mean
-from leaderboard.validate import check_submission
+from leaderboard.tree import Entry, duplicate_problems
+from leaderboard.validate import check_submission, entries_in
 
 
 @dataclass
@@ -26,13 +29,51 @@ class Answers:
     system: str
     accelerator: str
     count: float
-    minutes: float
-    source_url: str
+    minutes: float | None  # None: the olympic mean of runs_minutes
+    source_url: str | None = None
     availability: str = "available"
     unit: str = "chip"
-    date: str | None = None
+    date: str | None = None  # None: the round's publication date
     quality: float | None = None
     quality_target: float | None = None
+    runs_minutes: list[float | None] | None = None
+    model: str | None = None
+    parameters: float | None = None
+    citation: str | None = None
+    note: str | None = None
+
+
+def missing_flags(values: dict, catalog: Catalog) -> list[str]:
+    """Every flag a file needs that `values` (flag name -> value, None when not given) lacks;
+    what a round needs depends on its kind (MLPerf: quality; published runs: model and date)."""
+    round_ = catalog.rounds.get(values.get("round") or "")
+    kind = round_.kind if round_ is not None else None
+    needed = ["round", "benchmark", "submitter", "system", "accelerator", "count"]
+    needed += {"mlperf-training": ["quality"], "published": ["model", "date"]}.get(kind, [])
+    missing = [f"--{name.replace('_', '-')}" for name in needed if values.get(name) is None]
+    if values.get("minutes") is None and not values.get("runs_minutes"):
+        missing.append("--minutes (or --runs-minutes)")
+    if not values.get("source_url") and not values.get("citation"):
+        missing.append("--source-url or --citation")
+    return missing
+
+
+def parse_runs(text: str) -> list[float | None]:
+    """'4.4,4.5,null,4.6' -> [4.4, 4.5, None, 4.6]: every run's minutes, null for a failed run."""
+    runs: list[float | None] = []
+    for part in text.split(","):
+        word = part.strip()
+        if word.lower() in ("null", "failed"):
+            runs.append(None)
+            continue
+        try:
+            value = float(word)
+        except ValueError:
+            raise ValueError(f"{word!r} is not a number of minutes (write null for a failed run)") from None
+        if not value > 0 or value == float("inf"):
+            raise ValueError(f"{word} minutes: a run takes a positive, finite time")
+        runs.append(value)
+    return runs
 
 
 def id_problem(kind: str, value: str, known: dict) -> str | None:
@@ -41,6 +82,12 @@ def id_problem(kind: str, value: str, known: dict) -> str | None:
         return None
     hint = did_you_mean(value, known)
     return f"unknown {kind} {value!r}" + (f" ({hint})" if hint else "")
+
+
+def default_date(round_id: str, catalog: Catalog) -> str | None:
+    """An MLPerf result is dated by its round's publication; a published run has no default."""
+    round_ = catalog.rounds.get(round_id)
+    return round_.date if round_ is not None and round_.kind == "mlperf-training" else None
 
 
 def submission_data(answers: Answers, catalog: Catalog) -> dict:
@@ -53,55 +100,91 @@ def submission_data(answers: Answers, catalog: Catalog) -> dict:
     target = answers.quality_target
     if target is None and rules is not None:
         target = rules.quality_target
-    count = int(answers.count) if float(answers.count).is_integer() else answers.count
-    result: dict = {"minutes": answers.minutes}
+    minutes = answers.minutes
+    if minutes is None and answers.runs_minutes:
+        drops = (rules.drop_fastest, rules.drop_slowest) if rules is not None else (0, 0)
+        mean = olympic_mean(answers.runs_minutes, *drops)
+        minutes = round(mean, 4) if mean is not None else None
+    result: dict = {"minutes": _plain(minutes) if minutes is not None else None}
     if answers.quality is not None:
         result["quality"] = answers.quality
     if target is not None and (answers.quality is not None or rules is not None):
         result["quality_target"] = target
-    return {
+    if answers.runs_minutes:
+        result["runs_minutes"] = [None if m is None else _plain(m) for m in answers.runs_minutes]
+    data = {
         "schema_version": 1,
         "round": answers.round,
         "benchmark": answers.benchmark,
         "division": answers.division,
         "availability": answers.availability,
         "submitter": answers.submitter,
-        "date": answers.date or dt.date.today().isoformat(),
-        "system": {"name": answers.system, "accelerator": answers.accelerator, "count": count, "unit": answers.unit},
-        "result": result,
-        "source": {"url": answers.source_url},
+        "date": answers.date or default_date(answers.round, catalog) or dt.date.today().isoformat(),
+        "system": {
+            "name": answers.system,
+            "accelerator": answers.accelerator,
+            "count": _plain(answers.count),
+            "unit": answers.unit,
+        },
     }
+    model = {"name": answers.model} if answers.model else {}
+    if answers.parameters is not None:
+        model["parameters"] = _plain(answers.parameters)
+    if model:
+        data["model"] = model
+    data["result"] = result
+    source = {"url": answers.source_url, "citation": answers.citation, "note": answers.note}
+    data["source"] = {key: value for key, value in source.items() if value}
+    return data
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
+
+
+def file_name(data: dict) -> str:
+    """A published run is named after its model, as import-epoch names it; an MLPerf result
+    after its system and benchmark, as import-mlperf does."""
+    model = (data.get("model") or {}).get("name")
+    if model and data["round"] == "published":
+        return f"{file_slug(model, 'run')}.yaml"
+    return f"{slug(data['system']['name'])}-{data['benchmark']}.yaml"
 
 
 def target_path(data: dict, submissions: Path) -> Path:
-    name = f"{slug(data['system']['name'])}-{data['benchmark']}.yaml"
-    return submissions / data["round"] / slug(data["submitter"]) / name
+    """The file's path; when its name is taken (a second paper on the same system, say), the
+    first free one of name-2, name-3, ...: an existing file is never overwritten."""
+    folder = submissions / data["round"] / slug(data["submitter"])
+    path = folder / file_name(data)
+    number = 2
+    while path.exists() or path.is_symlink():
+        path = folder / f"{Path(file_name(data)).stem}-{number}.yaml"
+        number += 1
+    return path
 
 
-def write_submission(answers: Answers, catalog: Catalog, submissions: Path) -> tuple[Path, list[Problem]]:
-    """Validate, then write; the problems are those of the would-be file (nothing written then)."""
+def write_submission(
+    answers: Answers, catalog: Catalog, submissions: Path, today: dt.date | None = None
+) -> tuple[Path, list[Problem]]:
+    """Validate, then write; the problems are those of the would-be file, alone and beside the
+    entries already in `submissions` (nothing is written then)."""
+    today = today or dt.date.today()
     data = submission_data(answers, catalog)
     path = target_path(data, submissions)
-    if path.exists():
-        return path, [
-            Problem(
-                str(path),
-                None,
-                None,
-                "$",
-                "a file with this name exists already",
-                "edit it, or give a different system name",
-            )
-        ]
     text = dump_yaml(data)
     with tempfile.TemporaryDirectory() as scratch:
         trial = Path(scratch) / data["round"] / slug(data["submitter"]) / path.name
         trial.parent.mkdir(parents=True)
         trial.write_text(text, encoding="utf-8")
-        entry, problems = check_submission(trial, catalog, dt.date.today())
+        entry, problems = check_submission(trial, catalog, today)
     if problems:
         shown = [Problem(str(path), p.line, p.col, p.json_path, p.message, p.hint) for p in problems]
         return path, shown
+    new = Entry(entry.entry_id, str(path), data, None)
+    problems = duplicate_problems(new, entries_in(submissions, catalog, today), catalog)
+    if problems:
+        return path, [Problem(str(path), None, None, p.json_path, p.message, p.hint) for p in problems]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    with path.open("x", encoding="utf-8") as handle:  # "x": never over a file made meanwhile
+        handle.write(text)
     return path, []

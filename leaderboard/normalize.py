@@ -7,13 +7,20 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from leaderboard.catalog import Accelerator, Price
 
 TIERS = ("on-demand", "spot", "1-year", "3-year", "purchase")
 DEFAULT_TIER = "on-demand"
+# What results are ranked by within round x benchmark x division, per round kind: MLPerf rounds
+# by time to train (the official score); published runs train different models, so their
+# minutes mean little and they rank by chip-hours. The database's rank and the site's boards
+# both read it from here.
+RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours"}
+PURCHASE_NOTE = "purchase price of the chips used (capital cost, not amortized over a run)"
 
 
 def slug(text: str) -> str:
@@ -87,13 +94,17 @@ def _unit_amount(choice: PriceChoice) -> float:
 
 @dataclass(frozen=True)
 class Cost:
+    """One result's cost for one tier; the field names are the `costs` table's columns."""
+
     tier: str
     provider: str | None
     usd_per_chip_hour: float | None
     cost_usd: float | None
     price_date: str | None
     price_source: str | None
-    note: str | None
+    price_after_result: bool | None  # the earliest later price was used; None without a price
+    price_estimate: bool | None  # the price is an estimate (Price.estimate); None without a price
+    cost_missing_reason: str | None  # why cost_usd is None; None when there is a cost
 
 
 def costs(
@@ -111,14 +122,10 @@ def costs(
         choice = choose(prices, accelerator, tier, date)
         if choice is None:
             reason = accelerator.no_price_reason or f"no {tier} price for {accelerator.name} in the catalog"
-            result.append(Cost(tier, None, None, None, None, None, reason))
+            result.append(Cost(tier, None, None, None, None, None, None, None, reason))
             continue
-        notes = []
-        if choice.later_than_result:
-            notes.append(f"no price dated on or before {date}: the earliest later price ({choice.price.date}) is used")
         if tier == "purchase":
             amount = chip_count * choice.price.usd
-            notes.append("purchase price of the chips used (capital cost, not amortized over a run)")
         else:
             amount = hours_of_chips * choice.per_chip_hour
         result.append(
@@ -129,10 +136,25 @@ def costs(
                 amount,
                 choice.price.date,
                 choice.price.source,
-                "; ".join(notes) or None,
+                choice.later_than_result,
+                choice.price.estimate,
+                None,
             )
         )
     return result
+
+
+def cost_note(tier: str, date: str, cost: Mapping[str, Any]) -> str | None:
+    """A cost's remarks in words, as the site shows them: why it is missing; else that its price
+    is dated after the result (`date`), and what a purchase cost is."""
+    if cost["cost_usd"] is None:
+        return cost["cost_missing_reason"]
+    notes = []
+    if cost["price_after_result"]:
+        notes.append(f"no price dated on or before {date}: the earliest later price ({cost['price_date']}) is used")
+    if tier == "purchase":
+        notes.append(PURCHASE_NOTE)
+    return "; ".join(notes) or None
 
 
 def olympic_mean(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> float | None:

@@ -47,6 +47,11 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str | None:
     return None
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """'1 file', '2 files', '0 files': every count the command line prints."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
 def json_path(parts: Iterable[str | int]) -> str:
     """('system', 'count') -> '$.system.count'; list indexes as [i]."""
     text = "$"

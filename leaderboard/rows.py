@@ -12,6 +12,7 @@ from leaderboard.catalog import Catalog
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.normalize import (
     DEFAULT_TIER,
+    RANK_METRIC,
     PriceChoice,
     chip_hours,
     chips,
@@ -98,7 +99,9 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "price_provider": default.provider,
                 "price_date": default.price_date,
                 "price_source": default.price_source,
-                "cost_note": default.note,
+                "price_after_result": default.price_after_result,
+                "price_estimate": default.price_estimate,
+                "cost_missing_reason": default.cost_missing_reason,
                 **_today_dollars(default.cost_usd, data["date"], catalog),
                 **_reference_cost(data.get("reference_cost")),
                 "rank": None,
@@ -181,11 +184,13 @@ def _verified(round_, url: str | None) -> bool:
 
 
 def _assign_ranks(rows: list[dict]) -> None:
+    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC)."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
-        for row, rank in zip(group, competition_ranks([r["minutes"] for r in group]), strict=True):
+        metric = RANK_METRIC[group[0]["round_kind"]]
+        for row, rank in zip(group, competition_ranks([r[metric] for r in group]), strict=True):
             row["rank"] = rank
 
 

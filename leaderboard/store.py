@@ -6,6 +6,7 @@ renames it over, so a reader never sees a half-written database.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ def _col(name: str, kind: Any, doc: str, **kw: Any) -> sa.Column:
     return sa.Column(name, kind, comment=doc, **kw)
 
 
-Text, Float, Int, Bool = sa.Text, sa.Double, sa.BigInteger, sa.Boolean
+Text, Float, Int, Bool, Date = sa.Text, sa.Double, sa.BigInteger, sa.Boolean, sa.Date
 
 rounds = sa.Table(
     "rounds",
@@ -35,7 +36,7 @@ rounds = sa.Table(
     _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
     _col("kind", Text, "mlperf-training or published."),
-    _col("date", Text, "Publication date of the round, YYYY-MM-DD."),
+    _col("date", Date, "Publication date of the round."),
     _col("url", Text, "Where the round is described."),
     _col("results_repository", Text, "Repository of the round's raw results, if any."),
     _col("log_format", Text, "MLPerf rounds: mllog, mll (v0.6) or mlpv0.5: the format of the raw logs."),
@@ -81,9 +82,13 @@ accelerators = sa.Table(
     _col("cores_per_chip", Float, "Cores per chip (unit: core); NULL when not counted in cores."),
     _col("memory_gb", Float, "Memory per chip, GB."),
     _col("tdp_w", Float, "Thermal design power per chip, watts."),
-    _col("release_date", Text, "Release date, YYYY-MM-DD."),
+    _col("release_date", Date, "Release date."),
     _col("aliases", Text, "Other names of the part, separated by ' | '."),
-    _col("no_price_reason", Text, "Why the part has no price, where it has none."),
+    _col(
+        "no_price_reason",
+        Text,
+        "Why the part has no on-demand price, where it has none (results.cost_missing_reason then gives it).",
+    ),
     comment="The accelerators of the catalog.",
 )
 prices = sa.Table(
@@ -95,9 +100,15 @@ prices = sa.Table(
     _col("usd", Float, "Amount in US dollars, per unit."),
     _col("unit", Text, "chip-hour, device-hour, core-hour or chip (purchase)."),
     _col("usd_per_chip_hour", Float, "The amount converted to one chip-hour; NULL for purchase prices."),
-    _col("date", Text, "Date the price was in force."),
+    _col("date", Date, "Date the price was in force."),
     _col("source", Text, "Where the price was published."),
     _col("includes_host", Bool, "Whether the price covers the host machine."),
+    _col(
+        "estimate",
+        Bool,
+        "true when the amount is someone's estimate, not a price anyone quoted (Epoch AI's estimated TPU "
+        "purchase prices).",
+    ),
     _col("note", Text, "Remarks on the price."),
     comment="Every dated, sourced price of the catalog.",
 )
@@ -112,19 +123,29 @@ results = sa.Table(
     _col("division", Text, "closed or open."),
     _col("availability", Text, "available, preview or research."),
     _col("submitter", Text, "Organization, as it names itself."),
-    _col("date", Text, "Publication date of the result."),
+    _col("date", Date, "Publication date of the result."),
     _col("system", Text, "System name."),
     _col("accelerator", Text, "Accelerator id."),
     _col("accelerator_name", Text, "Accelerator display name."),
-    _col("count", Float, "Accelerators as submitted, in unit."),
+    _col(
+        "count",
+        Float,
+        "Accelerators as submitted, in unit. A double: a count of cores or devices may be fractional "
+        "(only a chip count must be whole).",
+    ),
     _col("unit", Text, "chip, core or device."),
-    _col("chips", Float, "count x chips per unit."),
+    _col("chips", Float, "count x chips per unit. A double: an odd number of cores is a fraction of a chip."),
     _col("nodes", Int, "Host machines."),
     _col("host_processor", Text, "Host CPU model."),
     _col("host_processor_count", Int, "Host CPUs in the system."),
     _col("framework", Text, "Software framework."),
     _col("model_name", Text, "Model trained, where named."),
-    _col("model_parameters", Float, "Trained parameters, where given."),
+    _col(
+        "model_parameters",
+        Float,
+        "Trained parameters, where given. A double, as the submission schema takes any positive number "
+        "(counts up to 2^53 are exact).",
+    ),
     _col("minutes", Float, "Time to train to the quality target (the official score for MLPerf rounds)."),
     _col("runs", Int, "Number of runs in runs_minutes, where given."),
     _col("estimated", Bool, "true when minutes is an estimate."),
@@ -134,9 +155,21 @@ results = sa.Table(
     _col("cost_usd", Float, "chip_hours x on-demand price per chip-hour. Derived; not an official MLPerf metric."),
     _col("price_usd_per_chip_hour", Float, "The on-demand price used."),
     _col("price_provider", Text, "Provider of that price."),
-    _col("price_date", Text, "Date of that price."),
+    _col("price_date", Date, "Date of that price."),
     _col("price_source", Text, "Source of that price."),
-    _col("cost_note", Text, "Why cost_usd is NULL, or how the price was chosen when it postdates the result."),
+    _col(
+        "price_after_result",
+        Bool,
+        "true when no on-demand price was dated on or before the result's date, so the earliest later one "
+        "(price_date) is used; NULL without a cost.",
+    ),
+    _col("price_estimate", Bool, "true when that price is an estimate (prices.estimate); NULL without a cost."),
+    _col(
+        "cost_missing_reason",
+        Text,
+        "Why cost_usd is NULL: the part's no_price_reason, else that the catalog has no on-demand price for it. "
+        "NULL when there is a cost.",
+    ),
     _col(
         "cost_usd_today",
         Float,
@@ -147,7 +180,12 @@ results = sa.Table(
     _col("reference_cost_usd", Float, "Someone else's estimate of the run's cost (Epoch AI's, for imported runs)."),
     _col("reference_cost_year", Int, "The year whose dollars reference_cost_usd is in."),
     _col("reference_cost_source", Text, "Who made that estimate."),
-    _col("rank", Int, "1 = fastest (fewest minutes) within round x benchmark x division."),
+    _col(
+        "rank",
+        Int,
+        "1 = best within round x benchmark x division: fewest minutes in MLPerf rounds, fewest chip-hours for "
+        "published runs (the order of the site's boards).",
+    ),
     _col("verified", Bool, "true for results of an MLPerf round as MLCommons published them."),
     _col("method", Text, "self-reported, computed-from-logs or imported."),
     _col("scaling", Text, "unscaled or rcp-scaled, for scores computed from logs."),
@@ -185,11 +223,26 @@ cost_table = sa.Table(
     _col("provider", Text, "Provider of the price used (the lowest in force)."),
     _col("usd_per_chip_hour", Float, "Price per chip-hour; NULL for purchase."),
     _col(
-        "cost_usd", Float, "chip_hours x usd_per_chip_hour; for purchase, chips x price per chip. NULL without a price."
+        "cost_usd",
+        Float,
+        "chip_hours x usd_per_chip_hour; for purchase, chips x price per chip (capital cost, not amortized over "
+        "a run). NULL without a price.",
     ),
-    _col("price_date", Text, "Date of the price used."),
+    _col("price_date", Date, "Date of the price used."),
     _col("price_source", Text, "Source of the price used."),
-    _col("note", Text, "Why the cost is NULL, or how the price was chosen."),
+    _col(
+        "price_after_result",
+        Bool,
+        "true when no price of the tier was dated on or before the result's date, so the earliest later one "
+        "(price_date) is used; NULL without a cost.",
+    ),
+    _col("price_estimate", Bool, "true when the price used is an estimate (prices.estimate); NULL without a cost."),
+    _col(
+        "cost_missing_reason",
+        Text,
+        "Why cost_usd is NULL: the part's no_price_reason, else that the catalog has no price of the tier for "
+        "it. NULL when there is a cost.",
+    ),
     comment="Cost of every result for every price tier. Derived; not an official MLPerf metric.",
 )
 
@@ -324,16 +377,9 @@ def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
             continue
         table = metadata.tables[name]
         if duck is None:
-            connection.execute(table.insert(), table_rows)
+            connection.execute(table.insert(), _with_dates(table, table_rows))
             continue
-        import pyarrow as pa
-
-        columns = [c.name for c in table.columns]
-        # Column by column: building a dict per row takes several times as long at 100,000 rows.
-        batch = pa.Table.from_pydict(
-            {c: [row.get(c) for row in table_rows] for c in columns}, schema=arrow_schema(table)
-        )
-        duck.register("incoming_rows", batch)
+        duck.register("incoming_rows", arrow_table(table, table_rows))
         try:
             duck.execute(f'INSERT INTO "{name}" SELECT * FROM incoming_rows')
         finally:
@@ -343,8 +389,43 @@ def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
 def arrow_schema(table: sa.Table):
     import pyarrow as pa
 
-    kinds = {sa.Text: pa.string(), sa.Double: pa.float64(), sa.BigInteger: pa.int64(), sa.Boolean: pa.bool_()}
+    kinds = {
+        sa.Text: pa.string(),
+        sa.Double: pa.float64(),
+        sa.BigInteger: pa.int64(),
+        sa.Boolean: pa.bool_(),
+        sa.Date: pa.date32(),
+    }
     return pa.schema([(c.name, kinds[type(c.type)]) for c in table.columns])
+
+
+def arrow_table(table: sa.Table, rows: list[dict]):
+    """The rows as an Arrow table of the table's types, built column by column (a dict per row
+    takes several times as long at 100,000 rows). Rows carry dates as the files spell them,
+    'YYYY-MM-DD' text; Arrow parses them into dates."""
+    import pyarrow as pa
+
+    schema = arrow_schema(table)
+    columns = []
+    for column in schema:
+        values = [row.get(column.name) for row in rows]
+        if column.type == pa.date32():
+            columns.append(pa.array(values, pa.string()).cast(pa.date32()))
+        else:
+            columns.append(pa.array(values, column.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _with_dates(table: sa.Table, rows: list[dict]) -> list[dict]:
+    """The rows with their 'YYYY-MM-DD' dates as datetime.date, for a server database's driver."""
+    dates = [c.name for c in table.columns if isinstance(c.type, sa.Date)]
+    if not dates:
+        return rows
+    return [{**row, **{c: _date(row.get(c)) for c in dates}} for row in rows]
+
+
+def _date(value: str | None) -> dt.date | None:
+    return None if value is None else dt.date.fromisoformat(value)
 
 
 def _duckdb_connection(connection: sa.Connection):
@@ -355,15 +436,37 @@ def _duckdb_connection(connection: sa.Connection):
     return getattr(raw, "_ConnectionWrapper__c", None) or getattr(raw, "c", None) or raw
 
 
-READ_ONLY_CONFIG = {"enable_external_access": False}
+# The name the database file is attached under in connect()'s connection.
+ATTACHED_AS = "leaderboard"
 
 
 def connect(db: str | Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to a DuckDB file: no writes, no attached databases, no file access."""
+    """A read-only connection to a DuckDB file: no writes, no attached databases, no file access.
+
+    DuckDB keeps one instance per file in a process and refuses a second connection to it with
+    another configuration, so the file is not opened with a configuration of its own: an
+    in-memory instance of our own attaches it read-only, then turns off external access (files,
+    other databases, extensions) and locks its configuration. A plain duckdb.connect(path,
+    read_only=True) in the same process opens the file as usual, before or after.
+    """
     path = Path(db)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path}: run 'leaderboard build' first")
-    return duckdb.connect(str(path), read_only=True, config=dict(READ_ONLY_CONFIG))
+    connection = duckdb.connect(":memory:")
+    try:
+        connection.execute(f"ATTACH {_literal(str(path))} AS {ATTACHED_AS} (READ_ONLY)")
+        connection.execute(f"USE {ATTACHED_AS}")
+        connection.execute("SET enable_external_access = false")
+        connection.execute("SET lock_configuration = true")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal (ATTACH takes no parameters)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 _WRITE_WORDS = re.compile(
@@ -373,12 +476,32 @@ _WRITE_WORDS = re.compile(
 )
 
 
+_COMMENTS = re.compile(r"--[^\n]*|/\*.*?(\*/|$)", re.DOTALL)
+
+
+class EmptyQuery(ValueError):
+    """The SQL holds no statement: nothing but whitespace and comments."""
+
+
 def run_query(db: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
     """Run one read-only statement; column names and rows."""
-    if _WRITE_WORDS.match(sql) or ";" in sql.strip().rstrip(";"):
+    # Comments may hide the first word; stripping them naively (a '--' inside a string cuts the
+    # rest) is enough to see whether anything is left and what the statement starts with.
+    statement = _COMMENTS.sub(" ", sql).strip()
+    if not statement:
+        raise EmptyQuery("no SQL to run: give one statement, such as SELECT * FROM results LIMIT 5")
+    if _WRITE_WORDS.match(statement) or ";" in statement.rstrip(";"):
         raise PermissionError("only a single read-only query (SELECT, WITH, DESCRIBE, SHOW, ...) is allowed")
     with reading(db) as query:
         return query(sql)
+
+
+def error_text(error: Exception) -> str:
+    """A database's whole message (DuckDB's "Did you mean ...?" and the caret under the bad word
+    included), later lines indented under the first; the driver's, not SQLAlchemy's wrapper."""
+    text = str(getattr(error, "orig", None) or error).strip()
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n  ".join(lines) if lines else type(error).__name__
 
 
 @contextmanager
@@ -391,7 +514,8 @@ def reading(db: str | Path) -> Iterator[Callable[[str], tuple[list[str], list[tu
                 connection.exec_driver_sql("SET TRANSACTION READ ONLY")
 
                 def query(sql: str) -> tuple[list[str], list[tuple]]:
-                    result = connection.exec_driver_sql(sql)
+                    # No parameters: the driver then takes '%' as SQL (LIKE 'a%'), not as a placeholder.
+                    result = connection.execution_options(no_parameters=True).exec_driver_sql(sql)
                     return list(result.keys()), [tuple(r) for r in result.fetchall()]
 
                 yield query
@@ -402,6 +526,8 @@ def reading(db: str | Path) -> Iterator[Callable[[str], tuple[list[str], list[tu
 
         def query(sql: str) -> tuple[list[str], list[tuple]]:
             cursor = connection.execute(sql)
+            if cursor is None:  # DuckDB runs nothing for SQL that is only comments
+                raise EmptyQuery("no SQL to run: the statement is empty")
             return [d[0] for d in cursor.description] if cursor.description else [], cursor.fetchall()
 
         yield query

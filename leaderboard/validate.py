@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -21,43 +21,44 @@ from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.files import MAX_BYTES, SUFFIXES, Document, load
 from leaderboard.normalize import olympic_mean, reaches_target, slug
-from leaderboard.problems import Problem, did_you_mean
+from leaderboard.problems import Problem, did_you_mean, plural
+from leaderboard.tree import (
+    NOT_DATA,
+    Entry,
+    not_a_submission_file,
+    placement_problem,
+    set_aside_duplicates,
+    shown_relative_to,
+)
 
 MINUTES_TOLERANCE_ABS = 0.0005  # minutes written with three decimals
 MINUTES_TOLERANCE_REL = 1e-5
 
 
 @dataclass
-class Entry:
-    """One valid submission, ready to normalize and store."""
-
-    entry_id: str
-    file: str
-    data: dict
-    doc: Document | None  # None when taken from the validation cache (parsed again on demand)
-
-
-@dataclass
 class ValidationResult:
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # the files checked (not those only compared with)
     problems: list[Problem] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     catalog: Catalog | None = None
+    duplicates: list[Entry] = field(default_factory=list)  # valid files set aside: each duplicates another
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why): named, or met in a folder, not read
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Problem | None]]:
+def iter_files(paths: Iterable[Path], others: list[str] | None = None) -> Iterator[tuple[Path, Problem | None]]:
     """Submission-like files under the given files and folders, sorted, each with a problem
-    when it cannot be taken (a link leaving its folder, a missing path)."""
+    when it cannot be taken (a link leaving its folder, a missing path). A file named is given
+    whatever its name; files met in folders that are not .yaml, .yml or .json go to `others`."""
     for path in paths:
         if not path.exists() and not path.is_symlink():
             yield path, Problem(str(path), None, None, "$", "no such file or folder")
         elif path.is_dir() and not path.is_symlink():
             root = path.resolve()
-            for candidate, is_link in _walk(str(path)):
+            for candidate, is_link in _walk(str(path), others):
                 yield Path(candidate), _link_problem(Path(candidate), root) if is_link else None
         elif path.is_dir():
             yield path, _link_problem(path, path.parent.resolve())
@@ -65,10 +66,10 @@ def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Problem | None]]:
             yield path, _link_problem(path, path.parent.resolve()) if path.is_symlink() else None
 
 
-def _walk(top: str) -> list[tuple[str, bool]]:
+def _walk(top: str, others: list[str] | None = None) -> list[tuple[str, bool]]:
     """(path, is a link) of every submission-like file under `top`, and of every link to a
-    folder (never followed), in the order of their path parts. Strings and scandir: at
-    100,000 files, path objects and a stat per file cost seconds."""
+    folder (never followed), in the order of their path parts; any other file goes to `others`.
+    Strings and scandir: at 100,000 files, path objects and a stat per file cost seconds."""
     found: list[tuple[str, bool]] = []
     folders = [top]
     while folders:
@@ -81,10 +82,14 @@ def _walk(top: str) -> list[tuple[str, bool]]:
             if entry.is_symlink():
                 if os.path.splitext(entry.name)[1].lower() in SUFFIXES or _points_to_folder(entry):
                     found.append((entry.path, True))
+                elif others is not None:
+                    others.append(entry.path)
             elif entry.is_dir(follow_symlinks=False):
                 folders.append(entry.path)
             elif os.path.splitext(entry.name)[1].lower() in SUFFIXES:
                 found.append((entry.path, False))
+            elif others is not None:
+                others.append(entry.path)
     found.sort(key=lambda item: item[0].split(os.sep))
     return found
 
@@ -129,14 +134,23 @@ def validate_paths(
     progress: Callable[[int], None] | None = None,
     cache_file: Path | None = None,
     jobs: int | None = None,
+    tree: Path | None = None,
+    root: Path | None = None,
 ) -> ValidationResult:
     """Validate catalog files and submission files under `paths` against the catalog in `catalog_dir`;
     with `cache_file`, valid files seen before (same path, same bytes, same catalog) are reused.
 
+    With `tree`, the submissions folder, the files are checked as part of it: each against every
+    entry in it (duplicates) and in its place in it, and a file named inside it that is not
+    .yaml, .yml or .json is a problem. Only the problems of the files under `paths` are reported,
+    and a duplicate's in another file that names one of them; a catalog file stands for every
+    submission (a change to the catalog can invalidate any of them). `entries` then holds every
+    valid entry of the tree. With `root`, files are shown relative to it.
+
     Many files are checked by a pool of `jobs` worker processes (default: one per available
     CPU); each file's check is the same function either way, so the problems are the same."""
     with _collector_paused():
-        return _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs)
+        return _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree, root)
 
 
 @contextmanager
@@ -152,7 +166,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs) -> ValidationResult:
+def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree, root) -> ValidationResult:
     result = ValidationResult()
     catalog = load_catalog(catalog_dir)
     cache = ValidationCache(cache_file, _catalog_digest(catalog)) if cache_file is not None else None
@@ -160,72 +174,115 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs) -> Va
     result.problems += catalog.problems
     catalog_files = {os.path.abspath(p) for p in catalog.files}
     catalog_folder = os.path.abspath(catalog_dir)
+    tree_folder = os.path.abspath(tree) if tree is not None and os.path.isdir(tree) else None
     today = today or dt.datetime.now(dt.UTC).date()
     tick = progress or (lambda n: None)
-    # In file order: an Entry (cached), or the path of a submission still to check.
-    pending: list[Entry | Path] = []
+    met_in_folders: list[str] = []
+    candidates = [(path, problem, True) for path, problem in iter_files(paths, met_in_folders)]
+    result.ignored += [
+        (name, NOT_DATA)
+        for name in sorted(met_in_folders)
+        if not os.path.abspath(name).startswith(catalog_folder + os.sep)  # vendored sources, not data
+    ]
+    if tree_folder is not None:
+        candidates = _with_the_rest_of_the_tree(candidates, tree_folder, catalog_files, catalog_folder)
+    # In file order: an Entry (cached), or the path of a submission still to check; and whether
+    # the file is one to report on (else it is only compared with).
+    pending: list[tuple[Entry | Path, bool]] = []
     keys: dict[Path, str] = {}
-    for path, problem in iter_files(paths):
+    for path, problem, named in candidates:
         absolute = os.path.abspath(path)  # links are refused below, so no need to resolve them
         if not problem and absolute.startswith(catalog_folder + os.sep) and not catalog_name(path):
             continue  # the catalog's vendored sources (catalog/mlperf-logging/): data, not submissions
-        result.files.append(str(path))
+        if not problem and path.suffix.lower() not in SUFFIXES and absolute not in catalog_files:
+            tick(1)  # named on the command line: a folder's other files never come this far
+            if tree_folder is not None and absolute.startswith(tree_folder + os.sep):
+                result.files.append(str(path))
+                result.problems.append(not_a_submission_file(path, os.path.basename(tree_folder)))
+            else:
+                result.ignored.append((str(path), NOT_DATA))
+            continue
+        if named:
+            result.files.append(str(path))
         if problem or absolute in catalog_files:  # a catalog file was checked with the catalog
             tick(1)
-            if problem:
+            if problem and named:
                 result.problems.append(problem)
             continue
         if catalog_name(path) and os.path.dirname(absolute) != catalog_folder:
             tick(1)
-            doc = load(path)
-            result.problems += doc.problems or schemas.check(doc, catalog_name(path))
+            if named:
+                doc = load(path)
+                result.problems += doc.problems or schemas.check(doc, catalog_name(path))
             continue
         content = _small_file_bytes(path) if cache is not None else None
         key = ValidationCache.key(f"{absolute}\0{path}", content) if content is not None else None
         cached = cache.get(key) if key is not None else None
         if cached is not None:
             tick(1)
-            pending.append(Entry(cached[0], str(path), cached[1], None))
+            pending.append((Entry(cached[0], str(path), cached[1], None), named))
             continue
         if key is not None:
             keys[path] = key
-        pending.append(path)
-    to_check = [item for item in pending if isinstance(item, Path)]
+        pending.append((path, named))
+    to_check = [item for item, _ in pending if isinstance(item, Path)]
     checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick), strict=True))
-    seen: dict[tuple, Entry] = {}
-    for item in pending:
+    valid: list[tuple[Entry, bool]] = []
+    for item, named in pending:
         if isinstance(item, Entry):
             entry = item
         else:
             entry, problems = checked[item]
-            result.problems += problems
+            if named:
+                result.problems += problems
             if entry is None:
                 continue
             if item in keys:
                 cache.put(keys[item], entry.entry_id, entry.data)
-        identity = _identity(entry.data)
-        if identity in seen:
-            first = seen[identity]
-            what = "same round, submitter, system, benchmark and division"
-            result.problems.append(
-                _doc(entry).problem(
-                    (), f"duplicate entry: {what} as {first.file}", "merge the two files or correct one of them"
-                )
-            )
-            result.problems.append(
-                _doc(first).problem(
-                    (), f"duplicate entry: {what} as {entry.file}", "merge the two files or correct one of them"
-                )
-            )
+        misplaced = placement_problem(entry, tree_folder)
+        if misplaced is not None:
+            if named:
+                result.problems.append(misplaced)
             continue
-        seen[identity] = entry
-        result.entries.append(entry)
-    duplicated = {p.file for p in result.problems if p.message.startswith("duplicate entry")}
-    result.entries = [e for e in result.entries if e.file not in duplicated]
+        valid.append((entry, named))
+    shown = shown_relative_to(root)
+    result.entries, result.duplicates, duplicate_problems = set_aside_duplicates(valid, catalog, shown)
+    result.problems += duplicate_problems
+    result.problems = [replace(p, file=shown(p.file)) for p in result.problems]
     result.problems.sort(key=lambda p: (p.file, p.line, p.col, p.json_path, p.message))
+    result.ignored = [(shown(name), why) for name, why in result.ignored]
     if cache is not None:
         cache.save()
     return result
+
+
+def _with_the_rest_of_the_tree(
+    candidates: list[tuple[Path, Problem | None, bool]], tree: str, catalog_files: set[str], catalog_folder: str
+) -> list[tuple[Path, Problem | None, bool]]:
+    """The named files plus every other file of the tree, in path order: those only compared
+    with, unless a catalog file is named (then every submission is to report on)."""
+    named_absolute = {os.path.abspath(path) for path, _, _ in candidates}
+    catalog_named = bool(named_absolute & catalog_files)
+    submissions_named = any(
+        not absolute.startswith(catalog_folder + os.sep) and absolute not in catalog_files
+        for absolute in named_absolute
+    )
+    if not (catalog_named or submissions_named):
+        return candidates
+    rest = [
+        (path, problem, catalog_named)
+        for path, problem in iter_files([Path(tree)])
+        if os.path.abspath(path) not in named_absolute
+    ]
+    return sorted(candidates + rest, key=lambda item: os.path.abspath(item[0]).split(os.sep))
+
+
+def entries_in(tree: Path, catalog: Catalog, today: dt.date) -> list[Entry]:
+    """Every valid entry in its place under `tree`, the submissions folder."""
+    paths = [path for path, problem in iter_files([tree]) if problem is None and path.suffix.lower() in SUFFIXES]
+    checked = _check_all(paths, catalog, today, None, lambda n: None)
+    entries = [entry for entry, _ in checked if entry is not None]
+    return [entry for entry in entries if placement_problem(entry, os.path.abspath(tree)) is None]
 
 
 def _check_all(
@@ -268,7 +325,8 @@ def _check_one(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | No
     entry, problems = check_submission(path, catalog, today)
     if entry is not None:
         # A valid file's node tree is only needed for a duplicate's line: parsed again then
-        # (_doc), not held for every file (gigabytes at 100,000 files) nor sent between processes.
+        # (Entry.document), not held for every file (gigabytes at 100,000 files) nor sent
+        # between processes.
         entry.doc = None
     return entry, problems
 
@@ -308,23 +366,6 @@ def _small_file_bytes(path: Path) -> bytes | None:
             return handle.read(MAX_BYTES + 1)
     except OSError:
         return None
-
-
-def _doc(entry: Entry) -> Document:
-    """The parsed file of an entry (a cached entry parses it again only when a problem needs a line)."""
-    if entry.doc is None:
-        entry.doc = load(Path(entry.file))
-    return entry.doc
-
-
-def _identity(data: dict) -> tuple:
-    # The model name is part of the identity too: two published models trained on the same
-    # hardware by one organization are two entries.
-    model = data.get("model", {}).get("name", "")
-    return tuple(
-        " ".join(str(v).casefold().split())
-        for v in (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"], model)
-    )
 
 
 def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
@@ -400,6 +441,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     else:
         if date > today:
             yield doc.problem(("date",), f"date {data['date']} lies in the future", "give the publication date")
+        yield from _date_problems(doc, data, round_, accelerator)
 
     url = source.get("url")
     if url is not None:
@@ -427,13 +469,22 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             yield from _result_problems(doc, result, data["division"], round_, benchmark)
     yield from _run_list_problems(doc, result, data.get("provenance") or {})
 
-    expected_folder = slug(data["submitter"])
-    parts = Path(os.path.abspath(path)).parts
-    if len(parts) < 3 or parts[-2] != expected_folder or parts[-3] != data["round"]:
+
+def _date_problems(doc: Document, data: dict, round_, accelerator) -> Iterator[Problem]:
+    """An MLPerf result is dated by its round's publication; no result that says its system is
+    available predates its accelerator's release (a preview or research system may)."""
+    if round_ is not None and round_.kind == "mlperf-training" and data["date"] != round_.date:
         yield doc.problem(
-            (),
-            f"file is at {'/'.join(parts[-3:])} but its content says {data['round']}/{expected_folder}/{path.name}",
-            f"move it to submissions/{data['round']}/{expected_folder}/{path.name}",
+            ("date",),
+            f"date {data['date']} is not the day {round_.name} was published ({round_.date})",
+            f'an MLPerf result is dated by its round: date: "{round_.date}"',
+        )
+    released = accelerator.release_date if accelerator is not None else None
+    if released and data["availability"] == "available" and data["date"] < released:
+        yield doc.problem(
+            ("date",),
+            f"date {data['date']} is before the {accelerator.name} was released ({released})",
+            "check the date and system.accelerator; a system not yet released is availability: preview or research",
         )
 
 
@@ -456,7 +507,7 @@ def _run_list_problems(doc: Document, result: dict, provenance: dict) -> Iterato
         elif len(values) != len(runs):
             yield doc.problem(
                 path,
-                f"{len(values)} values for {len(runs)} runs",
+                f"{plural(len(values), 'value')} for {plural(len(runs), 'run')}",
                 "give one value per run, in the order of runs_minutes (null where there is none)",
             )
     for index, log in enumerate(provenance.get("run_logs") or []):
@@ -503,7 +554,8 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
     if runs is not None:
         if rules and len(runs) != rules.runs:
             yield doc.problem(
-                ("result", "runs_minutes"), f"{len(runs)} runs given; {round_.name} {benchmark.name} needs {rules.runs}"
+                ("result", "runs_minutes"),
+                f"{plural(len(runs), 'run')} given; {round_.name} {benchmark.name} needs {rules.runs}",
             )
             return
         drop_fastest, drop_slowest = (rules.drop_fastest, rules.drop_slowest) if rules else (0, 0)

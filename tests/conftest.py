@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,3 +166,34 @@ def postgres_url(postgres_server, request):
         connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
     engine.dispose()
     return f"{postgres_server}/{name}"
+
+
+# ---- the browser (Debian's Chromium through Playwright), one per session for every module --------
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+MISSING = (
+    f"BROWSER TESTS SKIPPED: {CHROMIUM} is missing. Install Debian's Chromium "
+    "(`make browser`, or `apt-get install chromium`); CI must run these tests."
+)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        warnings.warn(MISSING, stacklevel=1)
+        pytest.skip(MISSING)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()

@@ -1,6 +1,7 @@
 """The same load and query tests on both backends: the embedded DuckDB file and a real
 PostgreSQL server started by the test setup."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -57,6 +58,50 @@ def test_query_gives_the_same_numbers(loaded):
     assert [r["rank"] for r in rows] == [1, 2, 1]
     assert rows[1]["chip_hours"] == pytest.approx(4.8) and rows[1]["cost_usd"] == pytest.approx(19.68)
     assert rows[2]["chips"] == 64 and rows[2]["cost_usd"] == pytest.approx(12288)
+
+
+DATE_COLUMNS = [
+    ("results", "date"),
+    ("results", "price_date"),
+    ("costs", "price_date"),
+    ("prices", "date"),
+    ("rounds", "date"),
+    ("accelerators", "release_date"),
+]
+
+
+@pytest.mark.parametrize("table, column", DATE_COLUMNS)
+def test_dates_are_dates(loaded, table, column):
+    _, database = loaded
+    _, kinds = store.run_query(
+        database,
+        f"SELECT data_type FROM information_schema.columns WHERE table_name = '{table}' AND column_name = '{column}'",
+    )
+    assert [k.upper() for (k,) in kinds] == ["DATE"]
+    _, values = store.run_query(database, f"SELECT {column} FROM {table} WHERE {column} IS NOT NULL LIMIT 1")
+    assert type(values[0][0]) is dt.date
+
+
+def test_query_prints_dates_as_iso_text_and_keeps_the_whole_error(loaded):
+    project, database = loaded
+    result = run_cli(
+        "query",
+        "-- the fast one ('%' is SQL, not a driver's placeholder)\n"
+        "SELECT date, price_date, price_after_result FROM results WHERE entry_id LIKE '%acme-4320'",
+        "--db",
+        database,
+        "--format",
+        "json",
+        cwd=project,
+    )
+    assert result.code == 0, result.err
+    assert json.loads(result.out) == [{"date": "2021-12-01", "price_date": "2022-04-15", "price_after_result": True}]
+    failed = run_cli("query", "SELECT nope FROM results", "--db", database, cwd=project)
+    first, *more = failed.err.splitlines()
+    assert failed.code == 1 and first.startswith("error: query failed: ") and "nope" in first
+    assert more and all(line.startswith("  ") for line in more)
+    assert any("LINE 1: SELECT nope FROM results" in line for line in more)
+    assert "sqlalche.me" not in failed.err and "[SQL:" not in failed.err  # the database's message, not the wrapper's
 
 
 def test_a_failed_load_leaves_the_previous_data(loaded, monkeypatch):

@@ -6,40 +6,12 @@ hostile text stays text. Skips, loudly, where /usr/bin/chromium is absent.
 from __future__ import annotations
 
 import threading
-import warnings
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from conftest import ARGS, CHROMIUM  # noqa: F401 (the browser fixture lives in conftest.py)
 from test_site import HOSTILE_ID, HOSTILE_SYSTEM, PAGE_ROWS, built_site, paged_site
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-MISSING = (
-    f"BROWSER TESTS SKIPPED: {CHROMIUM} is missing. Install Debian's Chromium "
-    "(`make browser`, or `apt-get install chromium`); CI must run these tests."
-)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        warnings.warn(MISSING, stacklevel=1)
-        pytest.skip(MISSING)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,16 @@
 """`leaderboard check-pr` on a real git repository: a base branch, a change on top."""
 
+import json
 import shutil
 import subprocess
 
 import pytest
+import yaml
 from conftest import ROOT, run_cli
 from test_validate import MLPERF
 
-from leaderboard.checkpr import MARKER
+from leaderboard.checkpr import MARKER, PullRequestCheck, as_github, as_markdown, as_text
+from leaderboard.problems import Problem
 
 
 def git(repo, *args):
@@ -68,7 +71,7 @@ def test_valid_new_entry_gets_a_rank_preview(repo):
         in result.out
     )
     assert "would rank minutes 2 of 3, chip-hours 2 of 3, cost 2 of 3" in result.out
-    assert "1 changed files checked against main: all valid" in result.out
+    assert "1 changed file checked against main: all valid" in result.out
 
 
 def test_invalid_entry_is_annotated_on_its_line(repo):
@@ -122,17 +125,79 @@ def test_deleted_entry_is_reported(repo):
     assert "::notice file=submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml::entry deleted" in github.out
 
 
-def test_non_submission_files_are_ignored(repo):
-    (repo / "submissions/mlperf-training-v1.1/acme-labs/NOTES.md").write_text("not data\n")
+def test_files_elsewhere_that_are_not_submissions_are_ignored(repo):
     (repo / "README.md").write_text("changed\n")
     (repo / "elsewhere").mkdir()
-    (repo / "elsewhere/entry.yaml").write_text("not: checked\n")
+    (repo / "elsewhere/notes.yaml").write_text("not: a submission\n")
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 0, result.out
-    for name in ("README.md", "elsewhere/entry.yaml", "submissions/mlperf-training-v1.1/acme-labs/NOTES.md"):
+    for name in ("README.md", "elsewhere/notes.yaml"):
         assert f"ignored (not a submission or catalog file): {name}" in result.out
     assert "0 changed files checked" in result.out
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("mlperf-training-v1.1/acme-labs/acme-64.txt", "not a submission file: submissions/ holds only entries"),
+        ("mlperf-training-v1.1/acme-labs/NOTES.md", "not a submission file: submissions/ holds only entries"),
+        ("mlperf-training-v1.1/acme-labs/acme-64.yaml.bak", "not a submission file"),
+        ("mlperf-training-v1.1/acme-64.yaml", "file is at mlperf-training-v1.1/acme-64.yaml but its content says"),
+        (
+            "mlperf-training-v1.1/acme-labs/old/acme-64.yaml",
+            "file is at mlperf-training-v1.1/acme-labs/old/acme-64.yaml but its content says",
+        ),
+    ],
+)
+def test_a_file_under_submissions_that_no_check_would_read_fails(repo, name, message):
+    path = repo / "submissions" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(entry("acme-64", 64, 4.5))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1, result.out
+    assert f"submissions/{name}:1:1: $: {message}" in result.out
+    assert "1 changed file checked against main: 1 problem" in result.out
+
+
+def test_a_yml_or_json_entry_is_checked_like_a_yaml_one(repo):
+    folder = repo / "submissions/mlperf-training-v1.1/acme-labs"
+    (folder / "acme-64.yml").write_text(entry("acme-64", 64, 4.5))
+    data = yaml.safe_load(entry("acme-128", 128, 2.5))
+    (folder / "acme-128.json").write_text(json.dumps(data))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 0, result.out
+    assert "2 changed files checked against main: all valid" in result.out
+
+
+MISPLACED = [
+    # (path, why it looks meant as a submission)
+    ("submission/mlperf-training-v1.1/acme-labs/acme-64.yaml", "submission/ is not submissions/"),
+    ("Submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml", "Submissions/ is not submissions/"),
+    ("submisions/mlperf-training-v1.1/acme-labs/acme-64.txt", "submisions/ is not submissions/"),
+    ("catalogue/accelerators.yaml", "catalogue/ is not catalog/"),
+    ("mlperf-training-v1.1/acme-labs/acme-64.yaml", "mlperf-training-v1.1/ is a round folder outside submissions/"),
+    ("results/acme-64.yaml", "it reads as a submission, outside submissions/"),
+]
+
+
+def test_files_outside_submissions_that_look_meant_as_one_are_reported(repo):
+    for name, _ in MISPLACED:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(entry("acme-64", 64, 4.5))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 0, result.out  # not checked, so nothing to fail; but never silent
+    for name, why in MISPLACED:
+        assert f"not checked (looks misplaced: {why}): {name} (hint: move it to submissions/" in result.out
+    assert "ignored" not in result.out
+    github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=repo)
+    assert "::warning file=submission/mlperf-training-v1.1/acme-labs/acme-64.yaml,title=Not checked::" in github.out
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo)
+    assert "### Not checked: files that look misplaced" in markdown.out
+    assert "- `results/acme-64.yaml`: it reads as a submission, outside submissions/" in markdown.out
 
 
 def test_uncommitted_and_untracked_changes_count_too(repo):
@@ -147,6 +212,44 @@ def test_duplicate_of_an_existing_entry_is_the_pull_requests_problem(repo):
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 1
     assert "copy.yaml:1:1: $: duplicate entry" in result.out
+
+
+def test_the_original_of_a_duplicate_keeps_its_place_in_the_rank_preview(repo):
+    folder = repo / "submissions/mlperf-training-v1.1/acme-labs"
+    (folder / "copy.yaml").write_text(entry("acme-8", 8, 29.0))
+    (folder / "acme-64.yaml").write_text(entry("acme-64", 64, 4.5))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1
+    # acme-8 (the original, unchanged) and acme-4320 rank with it; the copy does not
+    assert "added: mlperf-training-v1.1/acme-labs/acme-64 (" in result.out
+    assert "would rank minutes 2 of 3, chip-hours 2 of 3, cost 2 of 3" in result.out
+    assert "added: mlperf-training-v1.1/acme-labs/copy" not in result.out
+
+
+def test_a_catalog_change_checks_every_submission_again(repo):
+    rounds = repo / "catalog/rounds.yaml"
+    rounds.write_text(rounds.read_text().replace('date: "2021-12-01"', 'date: "2021-12-02"', 1))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1
+    assert (
+        "submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml:7:7: $.date: date 2021-12-01 is not the day "
+        "MLPerf Training v1.1 was published (2021-12-02)"
+    ) in result.out
+
+
+def test_changes_to_verified_entries_come_first_and_fail():
+    verified = Problem("submissions/r/s/a.yaml", 14, 12, "$.result.minutes", "changes a verified entry")
+    other = Problem("submissions/r/s/b.yaml", 1, 1, "$", "file is empty")
+    check = PullRequestCheck("main", verified_changes=[verified], problems=[other])
+    assert not check.ok
+    assert as_text(check).splitlines()[:2] == [verified.format(), other.format()]
+    assert as_github(check).splitlines()[0].startswith("::error file=submissions/r/s/a.yaml,line=14,col=12,")
+    markdown = as_markdown(check)
+    assert markdown.index("### Changes to verified entries") < markdown.index("### Problems to fix before merging")
+    assert "0 changed files checked against main: 2 problems" in markdown
+    assert not PullRequestCheck("main", verified_changes=[verified]).ok
 
 
 def test_unknown_base_is_a_clear_error(repo):

@@ -20,6 +20,13 @@ def test_generated_references_are_current():
     assert docs.render(text) == text, "README.md is stale: run python -m leaderboard.docs"
 
 
+def test_each_command_s_usage_line_names_the_program_once():
+    reference = docs.cli_reference()
+    assert "Usage: leaderboard build [OPTIONS]" in reference
+    assert "Usage: leaderboard check-pr [OPTIONS]" in reference
+    assert "leaderboard leaderboard" not in reference
+
+
 def test_every_table_and_column_is_documented():
     text = (ROOT / "README.md").read_text()
     from leaderboard.store import table_docs

@@ -54,7 +54,11 @@ def test_json_positions(tmp_path):
     [
         ("dup.yaml", "a: 1\nb: 2\na: 3\n", "duplicate key 'a' (first at line 1)", 3, 1),
         ("dup.json", '{"a": 1,\n "a": 2}', "duplicate key 'a' (first at line 1)", 2, 2),
-        ("bad.yaml", "a: [1, 2\nb: 3\n", "YAML does not parse", 2, 2),
+        ("bad.yaml", "a: [1, 2\nb: 3\n", "while parsing a flow sequence that starts at line 1, column 4", 2, 2),
+        # A quote left open is placed where it opens, not where YAML gives up.
+        ("open.yaml", 'a: 1\nb: "abc\nc: 2\n', "the quoted value that opens here is never closed", 2, 4),
+        ("open-single.yaml", "a: 1\nb: 'abc\n", "the quoted value that opens here is never closed", 2, 4),
+        ("runs-on.yaml", 'a: "abc\nb: "x"\nc: 2\n', "opens here runs on to line 2, where YAML stops", 1, 4),
         ("bad.json", '{"a": 1,}', "JSON does not parse: expected a key", 1, 9),
         ("nan.json", '{"a": NaN}', "NaN is not valid JSON", 1, 7),
         ("inf.json", '{"a": -Infinity}', "JSON does not parse", 1, 7),
@@ -78,6 +82,13 @@ def test_parse_failures_have_line_and_column(tmp_path, name, content, message, l
     [problem] = doc.problems
     assert message in problem.message
     assert (problem.line, problem.col) == (line, col)
+
+
+def test_a_quote_left_open_has_a_hint_and_a_quote_spanning_lines_is_fine(tmp_path):
+    [problem] = load(write(tmp_path, "open.yaml", 'a: 1\nb: "abc\n')).problems
+    assert problem.hint.startswith("close the quote on this line")
+    doc = load(write(tmp_path, "long.yaml", 'note: "a long note\n  on two lines"\nb: 1\n'))
+    assert doc.problems == [] and doc.data == {"note": "a long note on two lines", "b": 1}
 
 
 def test_utf8_bom_is_accepted(tmp_path):

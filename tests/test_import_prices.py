@@ -181,6 +181,34 @@ def test_a_purchase_price_is_per_chip_and_sold_by_the_maker():
     ]
 
 
+ESTIMATED_TPU = {
+    "Price source": "https://arxiv.org/pdf/2405.21015",
+    "Price date": "2021-05-20",
+    "Hardware model": "Google TPU v4",
+    "Manufacturer": "Google",
+    "Price (hardware purchase)": "5176.00",
+    "Notes": "Estimated TPU purchase price based on geometric mean of TPU manufacturing cost and price of "
+    "equivalent GPU. Page 14, table 3.",
+}
+
+
+@pytest.mark.parametrize(
+    "row, estimate",
+    [
+        (ESTIMATED_TPU, True),  # Epoch's notes call it an estimate
+        ({**ESTIMATED_TPU, "Notes": "This is not a real sale price. Estimating the price of ..."}, True),
+        (SMALL_TABLE[2], False),  # "Single-unit list price"
+        (SMALL_TABLE[1], False),  # a quoted cloud price
+        ({**ESTIMATED_TPU, "Notes": ""}, False),
+        ({**ESTIMATED_TPU, "Notes": "", "Cloud GPU description": "estimated"}, False),  # only Notes say so
+    ],
+)
+def test_a_price_epochs_notes_call_an_estimate_is_flagged(row, estimate):
+    entries, _ = price_entries(row, "tpu-v4")
+    assert entries and all(e.get("estimate", False) is estimate for e in entries)
+    assert all(("estimate" in e) is estimate for e in entries)  # written only when true (default false)
+
+
 @pytest.mark.parametrize(
     "row, reason",
     [
@@ -259,6 +287,29 @@ def test_import_writes_prices_lists_unmapped_hardware_and_skipped_rows(empty_pro
         ("v100", "on-demand", 3.06),
     ]
     assert any(p.note == '=HYPERLINK("https://evil.example","click")' for p in imported)
+    assert not any(p.estimate for p in catalog.prices)
+
+
+def test_imported_estimates_reach_the_prices_and_costs_tables(empty_project):
+    """An estimated TPU v4 purchase price: prices.estimate, and costs.price_estimate of a result costed by it."""
+    import duckdb
+    from test_validate import MLPERF, place
+
+    write_prices_csv(empty_project / "prices.csv", [ESTIMATED_TPU])
+    assert run_cli("import-prices", "prices.csv", cwd=empty_project).code == 0
+    assert "estimate: true" in (empty_project / "catalog" / "prices-epoch.yaml").read_text()
+    place(empty_project, MLPERF.replace("a100-sxm4-80gb", "tpu-v4"))
+    assert run_cli("build", "-q", cwd=empty_project).code == 0
+    with duckdb.connect(str(empty_project / "leaderboard.duckdb"), read_only=True) as con:
+        assert con.execute(
+            "SELECT estimate FROM prices WHERE source = 'https://arxiv.org/pdf/2405.21015'"
+        ).fetchall() == [(True,)]
+        assert con.execute("SELECT count(*) FROM prices WHERE estimate").fetchall() == [(1,)]
+        tiers = dict(con.execute("SELECT tier, price_estimate FROM costs").fetchall())
+        results = con.execute("SELECT price_estimate FROM results").fetchall()
+    # Google's quoted on-demand and commitment prices; no spot price; Epoch's estimated purchase price.
+    assert tiers == {"on-demand": False, "1-year": False, "3-year": False, "spot": None, "purchase": True}
+    assert results == [(False,)]  # the results row gives the on-demand tier's
 
 
 def test_reimport_is_byte_identical_and_says_unchanged(empty_project):
@@ -309,6 +360,11 @@ def test_the_real_price_table_maps_every_row(shared_data, empty_project):
         "note": "US",
         "origin": "epoch",
     } in result.prices
+    estimated = {(p["accelerator"], p["tier"]) for p in result.prices if p.get("estimate")}
+    assert estimated == {(f"tpu-{v}", "purchase") for v in ("v1", "v2", "v3", "v4", "v5e", "v5p", "v6e")}
     run = run_cli("import-prices", table, cwd=empty_project)
     assert run.code == 0, run.err
     assert run_cli("validate", "catalog", cwd=empty_project).code == 0
+    # The shipped file is this import's output, estimates flagged.
+    shipped = Path(__file__).resolve().parent.parent / "catalog" / "prices-epoch.yaml"
+    assert (empty_project / "catalog" / "prices-epoch.yaml").read_text() == shipped.read_text()

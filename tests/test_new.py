@@ -43,7 +43,107 @@ def test_writes_a_valid_file_from_flags(empty_project):
     assert data["system"] == {"name": "HLS-1H-N64", "accelerator": "gaudi", "count": 256, "unit": "chip"}
     assert run_cli("validate", cwd=empty_project).code == 0
     again = run_cli("new", *FLAGS, cwd=empty_project)
-    assert again.code == 1 and "exists already" in again.out
+    assert again.code == 1 and "error: not written: 1 problem\n" == again.err
+    assert (
+        f"duplicate entry: same round, submitter, system, benchmark, division and model as {path.relative_to(empty_project)}"
+        in again.out
+    )
+    assert sorted(p.name for p in path.parent.iterdir()) == ["hls-1h-n64-resnet.yaml"]
+
+
+def test_an_mlperf_result_is_dated_by_its_round(empty_project):
+    flags = FLAGS[: FLAGS.index("--date")] + FLAGS[FLAGS.index("--date") + 2 :]
+    result = run_cli("new", *flags, cwd=empty_project)
+    assert result.code == 0, result.out + result.err
+    path = empty_project / "submissions/mlperf-training-v1.1/intel-habanalabs/hls-1h-n64-resnet.yaml"
+    assert yaml.safe_load(path.read_text())["date"] == "2021-12-01"
+    late = [f if f != "2021-12-01" else "2022-01-15" for f in FLAGS]
+    result = run_cli("new", *late, "--system", "HLS-1H-N32", cwd=empty_project)
+    assert result.code == 1
+    assert "$.date: date 2022-01-15 is not the day MLPerf Training v1.1 was published (2021-12-01)" in result.out
+
+
+PUBLISHED_FLAGS = [
+    "--round",
+    "published",
+    "--benchmark",
+    "language",
+    "--submitter",
+    "Acme Labs",
+    "--date",
+    "2019-01-01",
+    "--system",
+    "16 Cloud TPU v3",
+    "--accelerator",
+    "tpu-v3",
+    "--count",
+    "16",
+    "--unit",
+    "device",
+    "--source-url",
+    "https://arxiv.org/abs/1901.00001",
+    "--no-input",
+]
+
+
+def test_a_published_run_from_flags_is_named_after_its_model(empty_project):
+    result = run_cli(
+        "new",
+        *PUBLISHED_FLAGS,
+        "--model",
+        "Acme-LM 7B",
+        "--parameters",
+        "7e9",
+        "--citation",
+        'Acme Labs, "Training Acme-LM", 2019.',
+        "--note",
+        "Section 4: three runs.",
+        "--runs-minutes",
+        "5700, 5760,5820",
+        cwd=empty_project,
+    )
+    assert result.code == 0, result.out + result.err
+    path = empty_project / "submissions/published/acme-labs/acme-lm-7b.yaml"
+    assert result.out == f"wrote {path.relative_to(empty_project)}\n"
+    data = yaml.safe_load(path.read_text())
+    assert data["model"] == {"name": "Acme-LM 7B", "parameters": 7000000000}
+    assert data["result"] == {"minutes": 5760, "runs_minutes": [5700, 5760, 5820]}  # their mean
+    assert data["source"] == {
+        "url": "https://arxiv.org/abs/1901.00001",
+        "citation": 'Acme Labs, "Training Acme-LM", 2019.',
+        "note": "Section 4: three runs.",
+    }
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_a_second_paper_on_the_same_system_gets_its_own_file(empty_project):
+    first = run_cli("new", *PUBLISHED_FLAGS, "--model", "Acme-LM", "--minutes", "5760", cwd=empty_project)
+    assert first.code == 0, first.out + first.err
+    other_paper = [f if not f.startswith("https://") else "https://arxiv.org/abs/1902.00002" for f in PUBLISHED_FLAGS]
+    second = run_cli("new", *other_paper, "--model", "Acme-Vision", "--minutes", "600", cwd=empty_project)
+    assert second.code == 0, second.out + second.err
+    # the same model name again, on another system: the name is taken, so the next free one
+    third_system = [f if f != "16 Cloud TPU v3" else "32 Cloud TPU v3" for f in other_paper]
+    third = run_cli("new", *third_system, "--model", "Acme-LM", "--minutes", "3000", cwd=empty_project)
+    assert third.code == 0, third.out + third.err
+    folder = empty_project / "submissions/published/acme-labs"
+    assert sorted(p.name for p in folder.iterdir()) == ["acme-lm-2.yaml", "acme-lm.yaml", "acme-vision.yaml"]
+    assert yaml.safe_load((folder / "acme-lm.yaml").read_text())["result"]["minutes"] == 5760
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_the_same_published_run_on_another_system_needs_a_note(empty_project):
+    assert run_cli("new", *PUBLISHED_FLAGS, "--model", "Acme-LM", "--minutes", "5760", cwd=empty_project).code == 0
+    again = [f if f != "16 Cloud TPU v3" else "64 TPU v3 chips" for f in PUBLISHED_FLAGS]
+    again = [f if f != "device" else "chip" for f in again]
+    again = [f if f != "16" else "64" for f in again]
+    result = run_cli("new", *again, "--model", "acme-lm", "--minutes", "5760", cwd=empty_project)
+    assert result.code == 1
+    assert (
+        "duplicate entry: a published run from the same paper (source.url) with the same model as "
+        "submissions/published/acme-labs/acme-lm.yaml" in result.out
+    )
+    assert not (empty_project / "submissions/published/acme-labs/acme-lm-2.yaml").exists()
 
 
 def test_unknown_id_gets_a_suggestion(empty_project):
@@ -62,9 +162,23 @@ def test_invalid_answers_write_nothing(empty_project):
     assert not list((empty_project / "submissions").rglob("*.yaml"))
 
 
-def test_missing_flag_with_no_input_is_a_usage_error(empty_project):
+def test_every_missing_flag_with_no_input_is_named_at_once(empty_project):
     result = run_cli("new", "--round", "published", "--no-input", cwd=empty_project)
-    assert result.code == 2 and "--benchmark is required with --no-input" in result.err
+    assert result.code == 2
+    assert (
+        "required with --no-input: --benchmark, --submitter, --system, --accelerator, --count, --model, --date, "
+        "--minutes (or --runs-minutes), --source-url or --citation"
+    ) in result.err
+    result = run_cli("new", "--no-input", cwd=empty_project)
+    assert result.code == 2 and "required with --no-input: --round, --benchmark," in result.err
+    flags = [f for f in FLAGS if f not in ("--quality", "0.7601")]
+    result = run_cli("new", *flags, cwd=empty_project)
+    assert result.code == 2 and "required with --no-input: --quality\n" in result.err
+
+
+def test_runs_minutes_that_are_not_numbers_are_a_usage_error(empty_project):
+    result = run_cli("new", *FLAGS, "--runs-minutes", "4.4,four", cwd=empty_project)
+    assert result.code == 2 and "'four' is not a number of minutes (write null for a failed run)" in result.err
 
 
 def test_prompts_ask_again_after_an_unknown_id(empty_project):
@@ -77,13 +191,15 @@ def test_prompts_ask_again_after_an_unknown_id(empty_project):
                 "open",
                 "available",
                 "Acme Labs",
+                "Acme-LM",
                 "2019-01-01",
                 "16 Cloud TPU v3",
                 "tpu-v3",
                 "device",
                 "16",
                 "5760",
-                "https://example.com/acme",
+                "",
+                "Acme Labs, Training Acme-LM, 2019.",
             ]
         )
         + "\n"
@@ -98,5 +214,6 @@ def test_prompts_ask_again_after_an_unknown_id(empty_project):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "unknown benchmark 'langauge' (did you mean 'language'?)" in done.stderr
-    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/16-cloud-tpu-v3-language.yaml").read_text())
-    assert data["system"]["unit"] == "device" and data["result"] == {"minutes": 5760.0}
+    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/acme-lm.yaml").read_text())
+    assert data["system"]["unit"] == "device" and data["result"] == {"minutes": 5760}
+    assert data["model"] == {"name": "Acme-LM"} and data["source"] == {"citation": "Acme Labs, Training Acme-LM, 2019."}

@@ -9,6 +9,7 @@ from leaderboard.normalize import (
     chip_hours,
     chips,
     competition_ranks,
+    cost_note,
     costs,
     dropped_runs,
     olympic_mean,
@@ -22,8 +23,12 @@ A100 = Accelerator("a100", "NVIDIA", "A100", chips_per_device=1, aliases=())
 IPU = Accelerator("ipu", "Graphcore", "IPU", chips_per_device=4, aliases=(), no_price_reason="no public price")
 
 
-def price(tier="on-demand", usd=1.0, unit="chip-hour", date="2020-01-01", provider="P", accelerator="a100"):
-    return Price(accelerator, provider, tier, usd, unit, date, f"https://example.com/{provider}/{date}")
+def price(
+    tier="on-demand", usd=1.0, unit="chip-hour", date="2020-01-01", provider="P", accelerator="a100", estimate=False
+):
+    return Price(
+        accelerator, provider, tier, usd, unit, date, f"https://example.com/{provider}/{date}", estimate=estimate
+    )
 
 
 @pytest.mark.parametrize(
@@ -140,24 +145,65 @@ def test_price_units_convert_to_chip_hours(unit, usd, expected_per_chip_hour):
     assert choice.per_chip_hour == pytest.approx(expected_per_chip_hour)
 
 
-def test_costs_every_tier_with_reasons():
-    prices = [
-        price(accelerator="tpu-v3", usd=8.00, unit="device-hour", date="2019-07-01"),
-        price(accelerator="tpu-v3", tier="spot", usd=2.40, unit="device-hour", date="2019-07-01"),
-        price(accelerator="tpu-v3", tier="purchase", usd=5000, unit="chip", date="2022-01-01"),
-    ]
-    result = {c.tier: c for c in costs(prices, TPU_V3, 64, 6144, "2018-10-11")}
-    assert result["on-demand"].cost_usd == pytest.approx(12288)
-    assert "earliest later price" in result["on-demand"].note
-    assert result["spot"].cost_usd == pytest.approx(6144 * 0.6)
-    assert result["1-year"].cost_usd is None and "no 1-year price" in result["1-year"].note
-    assert result["purchase"].cost_usd == pytest.approx(64 * 5000)
-    assert result["purchase"].usd_per_chip_hour is None
+TPU_V3_PRICES = [
+    price(accelerator="tpu-v3", usd=8.00, unit="device-hour", date="2019-07-01"),
+    price(accelerator="tpu-v3", tier="spot", usd=2.40, unit="device-hour", date="2018-01-01"),
+    price(accelerator="tpu-v3", tier="purchase", usd=5000, unit="chip", date="2018-05-18", estimate=True),
+]
+
+
+@pytest.mark.parametrize(
+    "tier, cost_usd, price_after_result, price_estimate, cost_missing_reason",
+    [
+        ("on-demand", 12288, True, False, None),  # the only price is dated after the result
+        ("spot", 6144 * 0.6, False, False, None),
+        ("1-year", None, None, None, "no 1-year price for TPU v3 in the catalog"),
+        ("3-year", None, None, None, "no 3-year price for TPU v3 in the catalog"),
+        ("purchase", 64 * 5000, False, True, None),  # an estimated purchase price
+    ],
+)
+def test_costs_of_every_tier_say_one_thing_per_field(
+    tier, cost_usd, price_after_result, price_estimate, cost_missing_reason
+):
+    cost = {c.tier: c for c in costs(TPU_V3_PRICES, TPU_V3, 64, 6144, "2018-10-11")}[tier]
+    assert cost.cost_usd == (None if cost_usd is None else pytest.approx(cost_usd))
+    assert cost.price_after_result is price_after_result
+    assert cost.price_estimate is price_estimate
+    assert cost.cost_missing_reason == cost_missing_reason
+    assert (cost.usd_per_chip_hour is None) == (tier == "purchase" or cost_usd is None)
 
 
 def test_costs_without_any_price_give_the_accelerators_reason():
     result = costs([], IPU, 256, 16.2, "2021-12-01")
-    assert all(c.cost_usd is None and c.note == "no public price" for c in result)
+    assert all(c.cost_usd is None and c.cost_missing_reason == "no public price" for c in result)
+    assert all(c.price_after_result is None and c.price_estimate is None for c in result)
+
+
+@pytest.mark.parametrize(
+    "tier, cost, expected",
+    [
+        ("spot", {"cost_usd": None, "cost_missing_reason": "no public price"}, "no public price"),
+        ("spot", {"cost_usd": 1.0, "price_after_result": False, "price_date": "2018-01-01"}, None),
+        (
+            "on-demand",
+            {"cost_usd": 1.0, "price_after_result": True, "price_date": "2019-07-01"},
+            "no price dated on or before 2018-10-11: the earliest later price (2019-07-01) is used",
+        ),
+        (
+            "purchase",
+            {"cost_usd": 1.0, "price_after_result": False, "price_date": "2018-05-18"},
+            "purchase price of the chips used (capital cost, not amortized over a run)",
+        ),
+        (
+            "purchase",
+            {"cost_usd": 1.0, "price_after_result": True, "price_date": "2019-01-01"},
+            "no price dated on or before 2018-10-11: the earliest later price (2019-01-01) is used; "
+            "purchase price of the chips used (capital cost, not amortized over a run)",
+        ),
+    ],
+)
+def test_cost_note_puts_the_fields_in_words(tier, cost, expected):
+    assert cost_note(tier, "2018-10-11", cost) == expected
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,12 @@
 """The database as analysts meet it: build with the CLI, then SQL. Atomic rebuilds, read-only queries."""
 
+import datetime as dt
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -75,7 +79,7 @@ def test_results_are_normalized_and_ranked(built):
     rows = sql(
         built,
         "SELECT entry_id, division, chips, minutes, chip_hours, rank, cost_usd, price_usd_per_chip_hour, "
-        "price_provider, price_date, cost_note, verified, method FROM results "
+        "price_provider, price_date, price_after_result, cost_missing_reason, verified, method FROM results "
         "WHERE round = 'mlperf-training-v1.1' ORDER BY division, rank",
     )
     by_id = {r[0].split("/")[-1]: r for r in rows}
@@ -84,11 +88,11 @@ def test_results_are_normalized_and_ranked(built):
     assert (slow[2], slow[5]) == (64, 2) and slow[4] == pytest.approx(4.8)
     assert (dgx[1], dgx[5]) == ("open", 1)  # ranked within its own division
     # on-demand A100 80GB: no price dated before 2021-12-01, the earliest later one (Azure, 2022-04-15), flagged
-    assert slow[7] == pytest.approx(4.10) and slow[8] == "Microsoft Azure" and slow[9] == "2022-04-15"
+    assert slow[7] == pytest.approx(4.10) and slow[8] == "Microsoft Azure" and slow[9] == dt.date(2022, 4, 15)
     assert slow[6] == pytest.approx(4.8 * 4.10)
-    assert "earliest later price" in slow[10]
-    assert slow[11] is False  # example.com is not MLCommons' results repository
-    assert slow[12] == "self-reported"
+    assert slow[10] is True and slow[11] is None  # a cost, by a price dated after the result
+    assert slow[12] is False  # example.com is not MLCommons' results repository
+    assert slow[13] == "self-reported"
 
 
 def test_units_and_costs_of_a_published_run(built):
@@ -108,8 +112,11 @@ def test_no_price_gives_null_cost_with_reason(empty_project):
         imported.unlink()
     place(empty_project, MLPERF.replace("a100-sxm4-80gb", "ipu-gc200"))
     assert run_cli("build", "-q", cwd=empty_project).code == 0
-    [(cost, note)] = sql(empty_project, "SELECT cost_usd, cost_note FROM results")
-    assert cost is None and note == "Graphcore IPUs have no public hourly or list price"
+    [(cost, reason, later, estimate)] = sql(
+        empty_project, "SELECT cost_usd, cost_missing_reason, price_after_result, price_estimate FROM results"
+    )
+    assert cost is None and reason == "Graphcore IPUs have no public hourly or list price"
+    assert later is None and estimate is None  # no price, so nothing to say about one
 
 
 def test_catalog_tables(built):
@@ -164,11 +171,127 @@ def test_query_formats(built):
         ("WITH x AS (SELECT 1) INSERT INTO results (entry_id) SELECT 'x'", "query failed: "),
     ],
 )
-def test_query_is_read_only_with_one_line_errors(built, query, message):
+def test_query_is_read_only_with_errors_and_no_traceback(built, query, message):
+    result = run_cli("query", query, cwd=built)
+    assert result.code == 1 and result.out == ""
+    first, *more = result.err.splitlines()
+    assert first.startswith(f"error: {message}") and all(line.startswith("  ") for line in more)
+    assert "Traceback" not in result.err
+    assert sql(built, "SELECT count(*) FROM results") == [(4,)]
+
+
+@pytest.mark.parametrize(
+    "query, lines",
+    [
+        (
+            "SELECT * FROM result",
+            [
+                "error: query failed: Catalog Error: Table with name result does not exist!",
+                '  Did you mean "results"?',
+                "  LINE 1: SELECT * FROM result",
+                "                        ^^^^^^",
+            ],
+        ),
+        (
+            "SELECT nope FROM results",
+            [
+                'error: query failed: Binder Error: Referenced column "nope" not found in FROM clause!',
+                '  Candidate bindings: "nodes", ',
+                "  LINE 1: SELECT nope FROM results",
+                "                 ^^^^",
+            ],
+        ),
+    ],
+)
+def test_query_errors_keep_duckdbs_whole_message(built, query, lines):
     result = run_cli("query", query, cwd=built)
     assert result.code == 1
-    assert result.err.startswith(f"error: {message}") and result.err.count("\n") == 1
-    assert sql(built, "SELECT count(*) FROM results") == [(4,)]
+    got = result.err.splitlines()
+    assert len(got) == len(lines)
+    for line, expected in zip(got, lines, strict=True):
+        assert line.startswith(expected)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n", "-- nothing but a comment", "/* nor here */", "-- a\n-- b\n"])
+def test_query_without_a_statement_is_a_one_line_error(built, query):
+    result = run_cli("query", query, cwd=built)
+    assert (result.code, result.out) == (1, "")
+    assert result.err == "error: no SQL to run: give one statement, such as SELECT * FROM results LIMIT 5\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-- the published run\nSELECT entry_id FROM results WHERE round = 'published'", "--format", "csv"],
+        ["--format", "csv", "-- the published run\nSELECT entry_id FROM results WHERE round = 'published'"],
+        [
+            "--format=csv",
+            "--comment without a space after the dashes?\nSELECT entry_id FROM results WHERE round = 'published'",
+        ],
+        ["--format", "csv", "--", "--\nSELECT entry_id FROM results WHERE round = 'published'"],
+        [
+            "/* block */ SELECT entry_id FROM results WHERE round = 'published' -- ; not a second statement",
+            "--format",
+            "csv",
+        ],
+    ],
+)
+def test_query_may_start_with_a_comment(built, args):
+    result = run_cli("query", *args, cwd=built)
+    assert (result.code, result.err) == (0, "")
+    assert result.out == "entry_id\npublished/acme-labs/entry\n"
+
+
+def test_query_reads_sql_from_stdin(built):
+    done = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "query", "-", "--format", "csv"],
+        cwd=built,
+        input="-- from a file\nSELECT count(*) AS results FROM results;\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (0, "results\n4\n"), done.stderr
+
+
+def test_query_misspelled_option_is_still_a_usage_error(built):
+    result = run_cli("query", "SELECT 1", "--fromat", "csv", cwd=built)
+    assert result.code == 2 and "No such option '--fromat'. Did you mean '--format'?" in result.err
+
+
+LONG_VALUE = "https://example.com/" + "a-very-long-path/" * 12
+
+
+@pytest.mark.parametrize(
+    "args, whole_on_one_line",
+    [
+        (["--max-width", "0"], True),  # no limit: every value on one line
+        ([], False),  # the default width: the value wraps in its cell
+        (["--max-width", "60"], False),
+    ],
+)
+def test_query_table_never_cuts_a_value(built, args, whole_on_one_line):
+    query = f"SELECT entry_id, '{LONG_VALUE}' AS url FROM results WHERE round = 'published'"
+    result = run_cli("query", query, *args, cwd=built)
+    assert result.code == 0, result.err
+    assert "…" not in result.out and "..." not in result.out
+    assert (LONG_VALUE in result.out) is whole_on_one_line
+    cells = "".join(line.split("│")[2].strip() for line in result.out.splitlines() if line.count("│") == 3)
+    assert cells == LONG_VALUE  # every character shown, in order
+    if args:
+        width = int(args[1]) or len(LONG_VALUE) + len("published/acme-labs/entry") + 7
+        assert max(len(line) for line in result.out.splitlines()) == width
+
+
+def test_query_markdown_format(built):
+    query = "SELECT entry_id, chips, 'a|b' AS text, NULL AS nothing FROM results WHERE round = 'published'"
+    result = run_cli("query", query, "--format", "markdown", cwd=built)
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "| entry_id | chips | text | nothing |",
+        "|---|---:|---|---|",  # numbers right-aligned
+        "| published/acme-labs/entry | 64.0 | a\\|b |  |",  # a | in a value escaped
+    ]
 
 
 def test_query_without_database(empty_project):
@@ -190,11 +313,207 @@ def test_python_api(built, monkeypatch):
     assert leaderboard.validate(["submissions"]).ok
 
 
-def test_readme_examples_run_against_the_shipped_data(tmp_path):
-    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
-    shutil.copytree(ROOT / "submissions", tmp_path / "submissions")
-    assert run_cli("build", "-q", "--out", tmp_path / "site", cwd=tmp_path).code == 0
-    con = leaderboard.connect(tmp_path / "leaderboard.duckdb")
+def test_connect_and_a_plain_duckdb_connection_share_a_process(built):
+    """leaderboard.connect() and duckdb.connect(path, read_only=True) on the same file, in either
+    order: ours stays read-only without file access; the plain one keeps DuckDB's defaults."""
+    path = built / "leaderboard.duckdb"
+    (built / "small.csv").write_text("a\n1\n")
+    for first in ("ours", "plain"):
+        opened = {}
+        for which in (first, "plain" if first == "ours" else "ours"):
+            opened[which] = leaderboard.connect(path) if which == "ours" else duckdb.connect(str(path), read_only=True)
+        ours, plain = opened["ours"], opened["plain"]
+        count = "SELECT count(*) FROM results"
+        assert ours.execute(count).fetchall() == plain.execute(count).fetchall() == [(4,)]
+        for statement in (
+            "DELETE FROM results",
+            f"SELECT * FROM read_csv('{built / 'small.csv'}')",
+            f"ATTACH '{built / 'other.duckdb'}' AS other",
+            "SET enable_external_access = true",
+        ):
+            with pytest.raises(duckdb.Error):
+                ours.execute(statement)
+        assert plain.execute(f"SELECT a FROM read_csv('{built / 'small.csv'}')").fetchall() == [(1,)]
+        ours.close()
+        plain.close()
+    assert not (built / "other.duckdb").exists()
+
+
+# Column types as an analyst meets them: dates are DATE, counts integers unless they can be fractional.
+COLUMN_TYPES = [
+    ("results", "date", "DATE"),
+    ("results", "price_date", "DATE"),
+    ("costs", "price_date", "DATE"),
+    ("prices", "date", "DATE"),
+    ("rounds", "date", "DATE"),
+    ("accelerators", "release_date", "DATE"),
+    ("results", "count", "DOUBLE"),  # a count of cores or devices may be fractional
+    ("results", "chips", "DOUBLE"),  # an odd number of cores is half a chip
+    ("results", "nodes", "BIGINT"),
+    ("results", "host_processor_count", "BIGINT"),
+    ("results", "runs", "BIGINT"),
+    ("results", "rank", "BIGINT"),
+    ("results", "reference_cost_year", "BIGINT"),
+    ("benchmark_rounds", "runs", "BIGINT"),
+    ("runs", "run", "BIGINT"),
+    ("results", "price_after_result", "BOOLEAN"),
+    ("results", "price_estimate", "BOOLEAN"),
+    ("costs", "price_after_result", "BOOLEAN"),
+    ("costs", "price_estimate", "BOOLEAN"),
+    ("prices", "estimate", "BOOLEAN"),
+    ("results", "cost_missing_reason", "VARCHAR"),
+    ("costs", "cost_missing_reason", "VARCHAR"),
+]
+
+
+@pytest.mark.parametrize("table, column, kind", COLUMN_TYPES)
+def test_column_types(built, table, column, kind):
+    assert sql(built, f"SELECT column_type FROM (DESCRIBE {table}) WHERE column_name = ?", column) == [(kind,)]
+
+
+def test_every_date_column_is_a_date(built):
+    found = sql(
+        built,
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE column_name = 'date' OR column_name LIKE '%\\_date' ESCAPE '\\' ORDER BY ALL",
+    )
+    assert len(found) == 6 and {kind for _, _, kind in found} == {"DATE"}, found
+
+
+def test_dates_compare_and_subtract_as_dates(built):
+    [(days, later)] = sql(
+        built,
+        "SELECT price_date - date, price_date > date FROM results "
+        "WHERE entry_id = 'mlperf-training-v1.1/acme-labs/acme-64'",
+    )
+    assert (days, later) == (135, True)  # 2021-12-01 to Azure's price of 2022-04-15
+    assert sql(built, "SELECT count(*) FROM results WHERE date >= DATE '2021-01-01'") == [(3,)]
+
+
+# One meaning per column: each query lists the rows that break a rule; none may.
+COST_RULES = {
+    "a cost has no missing reason, a missing cost has one": (
+        "SELECT entry_id, tier FROM costs WHERE (cost_usd IS NULL) <> (cost_missing_reason IS NOT NULL)"
+    ),
+    "price_after_result says whether the price is dated after the result": (
+        "SELECT entry_id, tier FROM costs JOIN results r USING (entry_id) "
+        "WHERE costs.price_after_result IS DISTINCT FROM (costs.price_date > r.date)"
+    ),
+    "the price flags are NULL exactly when there is no price": (
+        "SELECT entry_id, tier FROM costs WHERE (price_after_result IS NULL) <> (cost_usd IS NULL) "
+        "OR (price_estimate IS NULL) <> (cost_usd IS NULL)"
+    ),
+    "price_estimate is the flag of the price used": (
+        "SELECT c.entry_id, c.tier FROM costs c JOIN results r USING (entry_id) "
+        "WHERE c.cost_usd IS NOT NULL AND NOT EXISTS (SELECT 1 FROM prices p WHERE p.accelerator = r.accelerator "
+        "AND p.tier = c.tier AND p.provider = c.provider AND p.date = c.price_date AND p.estimate = c.price_estimate)"
+    ),
+    "the results row repeats the on-demand cost's fields": (
+        "SELECT entry_id FROM results r JOIN costs c USING (entry_id) WHERE c.tier = 'on-demand' AND ("
+        "r.price_after_result IS DISTINCT FROM c.price_after_result "
+        "OR r.price_estimate IS DISTINCT FROM c.price_estimate "
+        "OR r.cost_missing_reason IS DISTINCT FROM c.cost_missing_reason "
+        "OR r.price_date IS DISTINCT FROM c.price_date OR r.cost_usd IS DISTINCT FROM c.cost_usd)"
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", COST_RULES)
+def test_cost_columns_say_one_thing_each(built, rule):
+    assert sql(built, COST_RULES[rule]) == []
+
+
+def test_a_later_dated_price_is_flagged_not_explained_in_a_note(built):
+    rows = dict(
+        sql(
+            built,
+            "SELECT tier, (cost_usd IS NOT NULL, price_after_result, price_estimate, cost_missing_reason) FROM costs "
+            "WHERE entry_id = 'mlperf-training-v1.1/acme-labs/acme-64'",
+        )
+    )
+    assert rows["on-demand"] == (True, True, False, None)  # Azure's price of 2022-04-15, after 2021-12-01
+    assert rows["spot"] == (False, None, None, "no spot price for A100 SXM4 80GB in the catalog")
+
+
+PUBLISHED_RUNS = {
+    # name: (chips, minutes): the big run is faster, the small one uses fewer chip-hours
+    "big": (1024, 600),  # 10,240 chip-hours
+    "small": (8, 6000),  # 800 chip-hours
+}
+
+
+def test_published_runs_rank_by_chip_hours_in_the_database_as_on_the_site(empty_project):
+    from leaderboard.render import model
+
+    for name, (count, minutes) in PUBLISHED_RUNS.items():
+        text = (
+            PUBLISHED.replace("count: 16\n  unit: device", f"count: {count}\n  unit: chip")
+            .replace("minutes: 5760", f"minutes: {minutes}")
+            .replace("Acme-LM", f"Acme-LM {name}")
+        )
+        place(empty_project, text, round_="published", name=f"{name}.yaml")
+    place(empty_project, MLPERF, name="acme-64.yaml")
+    place(empty_project, entry_variant("acme-4320", 4320, 0.347), name="acme-4320.yaml")
+    assert run_cli("build", "-q", cwd=empty_project).code == 0
+    ranks = dict(sql(empty_project, "SELECT split_part(entry_id, '/', 3), rank FROM results"))
+    assert ranks == {"small": 1, "big": 2, "acme-4320": 1, "acme-64": 2}
+    data = model.load(empty_project / "leaderboard.duckdb")
+    for board in data.boards:
+        for rows in board.divisions.values():
+            assert [r["rank"] for r in rows] == [r["board_rank"] for r in rows], board.key
+
+
+def test_an_unreal_catalog_date_stops_the_build_with_its_place(empty_project):
+    prices = empty_project / "catalog" / "prices.yaml"
+    text = prices.read_text()
+    first = re.search(r'date: "(\d{4}-\d{2}-\d{2})"', text).group(1)
+    prices.write_text(text.replace(f'date: "{first}"', 'date: "2021-02-30"', 1))
+    place(empty_project, MLPERF)
+    result = run_cli("build", "-q", cwd=empty_project)
+    assert result.code == 1 and "internal error" not in result.err
+    assert re.search(
+        r"catalog/prices\.yaml:\d+:\d+: \$\.prices\[\d+\]\.date: '2021-02-30' is not a real date", result.out
+    )
+
+
+# ---- the shipped data -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The shipped catalog and submissions, built once for the tests over the real data."""
+    project = tmp_path_factory.mktemp("shipped")
+    shutil.copytree(ROOT / "catalog", project / "catalog")
+    shutil.copytree(ROOT / "submissions", project / "submissions")
+    result = run_cli("build", "-q", cwd=project)
+    assert result.code == 0, result.out + result.err
+    return project
+
+
+def readme_queries() -> list[str]:
+    """Every SQL example of the README: con.sql(...) in Python, leaderboard query "..." in the
+    shell, and the statements of ```sql blocks (each ending with ';')."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    queries = re.findall(r'con\.sql\(\s*"""(.*?)"""', text, re.DOTALL)
+    queries += re.findall(r'leaderboard query "([^"]+)"', text)
+    for block in re.findall(r"```sql\n(.*?)```", text, re.DOTALL):
+        queries += [q for q in block.split(";") if re.sub(r"--[^\n]*", "", q).strip()]
+    return [" ".join(q.split()) if "--" not in q else q.strip() for q in queries]
+
+
+def test_the_readme_has_sql_examples():
+    assert len(readme_queries()) >= 5
+
+
+@pytest.mark.parametrize("query", readme_queries(), ids=lambda q: " ".join(q.split())[:60])
+def test_readme_examples_return_rows_from_the_shipped_data(shipped, query):
+    with leaderboard.connect(shipped / "leaderboard.duckdb") as con:
+        rows = con.sql(query).fetchall()
+    assert rows, "the example returns no row: does it spell names as the data does?"
+
+
+def test_readme_numbers_of_the_shipped_data(shipped):
+    con = leaderboard.connect(shipped / "leaderboard.duckdb")
     google = con.sql(
         "SELECT chips, minutes, chip_hours, cost_usd FROM results "
         "WHERE submitter = 'Google' AND round = 'mlperf-training-v1.1' AND benchmark = 'bert' "
@@ -204,6 +523,38 @@ def test_readme_examples_run_against_the_shipped_data(tmp_path):
     chips, minutes, chip_hours, cost = google[0]
     assert minutes == pytest.approx(1196.638, abs=0.001)
     assert chip_hours == pytest.approx(40845, abs=1) and cost == pytest.approx(131522, abs=2)
+
+
+def test_every_part_without_an_on_demand_price_says_why(shipped):
+    """A result without an on-demand cost gets its part's no_price_reason, never the generic
+    fallback; and a part with an on-demand price gives no such reason."""
+    unexplained = sql(
+        shipped,
+        "SELECT DISTINCT r.accelerator FROM results r JOIN accelerators a ON a.id = r.accelerator "
+        "WHERE r.cost_usd IS NULL AND a.no_price_reason IS NULL ORDER BY 1",
+    )
+    assert unexplained == []
+    contradicted = sql(
+        shipped,
+        "SELECT DISTINCT a.id FROM accelerators a JOIN prices p ON p.accelerator = a.id "
+        "WHERE p.tier = 'on-demand' AND a.no_price_reason IS NOT NULL ORDER BY 1",
+    )
+    assert contradicted == []
+    assert sql(shipped, "SELECT count(*) FROM results WHERE cost_missing_reason LIKE 'no on-demand price for %'") == [
+        (0,)
+    ]
+
+
+def test_the_database_rank_is_every_boards_order(shipped):
+    from leaderboard.render import model
+
+    data = model.load(shipped / "leaderboard.duckdb")
+    published = 0
+    for board in data.boards:
+        for rows in board.divisions.values():
+            assert [r["rank"] for r in rows] == [r["board_rank"] for r in rows], board.key
+            published += board.round["kind"] == "published"
+    assert published > 0
 
 
 def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):

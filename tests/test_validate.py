@@ -308,6 +308,26 @@ CASES = [
         "quote it",
     ),
     (
+        "MLPerf date not the round's",
+        MLPERF,
+        'date: "2021-12-01"',
+        'date: "2021-11-30"',
+        "7:7",
+        "$.date",
+        "date 2021-11-30 is not the day MLPerf Training v1.1 was published (2021-12-01)",
+        'an MLPerf result is dated by its round: date: "2021-12-01"',
+    ),
+    (
+        "date before the accelerator's release",
+        MLPERF,
+        "accelerator: a100-sxm4-80gb",
+        "accelerator: h100-sxm5-80gb",
+        "7:7",
+        "$.date",
+        "date 2021-12-01 is before the H100 SXM5 80GB was released (2022-09-20)",
+        "a system not yet released is availability: preview or research",
+    ),
+    (
         "date in the future",
         MLPERF,
         'date: "2021-12-01"',
@@ -367,7 +387,38 @@ CASES = [
         "duplicate key 'division' (first at line 4)",
         None,
     ),
-    ("does not parse", MLPERF, "  count: 64\n", "  count: [64\n", "12:7", "$", "YAML does not parse", None),
+    (
+        "does not parse",
+        MLPERF,
+        "  count: 64\n",
+        "  count: [64\n",
+        "12:7",
+        "$",
+        "YAML does not parse: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 11",
+        None,
+    ),
+    (
+        # YAML reads on to the next quote (the date's, a line below) and stops there
+        "quote left open",
+        MLPERF,
+        "submitter: Acme Labs",
+        'submitter: "Acme Labs',
+        "6:12",
+        "$",
+        "YAML does not parse: the quoted value that opens here runs on to line 7, where YAML stops "
+        "(did not find expected key): is its closing quote missing?",
+        "close the quote on this line",
+    ),
+    (
+        "quote never closed",
+        MLPERF,
+        "  name: acme-64",
+        "  name: 'acme-64",
+        "9:9",
+        "$",
+        "YAML does not parse: the quoted value that opens here is never closed (the file ends inside it)",
+        "close the quote on this line; inside single quotes write a ' as ''",
+    ),
     ("not a mapping", MLPERF, MLPERF, "- a\n- b\n", "1:1", "$", "a submission must be a mapping", None),
 ]
 
@@ -393,6 +444,18 @@ def test_published_runs_need_no_quality(empty_project):
     assert run_cli("validate", cwd=empty_project).code == 0
 
 
+def test_a_system_not_yet_released_is_a_preview_or_research(empty_project):
+    early = edit(MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: h100-sxm5-80gb")
+    place(empty_project, edit(early, "availability: available", "availability: research"))
+    assert run_cli("validate", cwd=empty_project).code == 0
+    place(empty_project, edit(early, "availability: available", "availability: preview"))
+    assert run_cli("validate", cwd=empty_project).code == 0
+    place(empty_project, PUBLISHED.replace('date: "2019-01-01"', 'date: "2018-05-17"'), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "$.date: date 2018-05-17 is before the TPU v3 was released (2018-05-18)" in result.out
+
+
 def test_lower_is_better_metric(empty_project):
     rnnt = MLPERF.replace("benchmark: resnet", "benchmark: rnnt").replace("quality: 0.7601", "quality: 0.061")
     rnnt = rnnt.replace("quality_target: 0.759", "quality_target: 0.058")
@@ -416,9 +479,113 @@ def test_duplicate_entries_name_both_files(empty_project):
     place(empty_project, MLPERF.replace("acme-64", "ACME-64 "), name="two.yaml")
     result = run_cli("validate", cwd=empty_project)
     assert result.code == 1
-    assert "one.yaml:1:1: $: duplicate entry: same round, submitter, system, benchmark and division as" in result.out
+    folder = "submissions/mlperf-training-v1.1/acme-labs"
+    same = "duplicate entry: same round, submitter, system, benchmark, division and model as"
+    assert f"{folder}/one.yaml:1:1: $: {same} {folder}/two.yaml" in result.out
+    assert f"{folder}/two.yaml:1:1: $: {same} {folder}/one.yaml" in result.out
     assert result.out.count("duplicate entry") == 2
-    assert "two.yaml" in result.out.splitlines()[0] or "two.yaml" in result.out
+
+
+@pytest.mark.parametrize("named", ["two.yaml", "one.yaml"])
+def test_one_file_named_is_checked_against_every_other_entry(empty_project, named):
+    """validate FILE (as the pre-commit hook runs it on the changed files) finds the same entry
+    under another name, wherever it is in submissions/."""
+    place(empty_project, MLPERF, name="one.yaml")
+    place(empty_project, MLPERF.replace("acme-64", "ACME-64 "), name="two.yaml")
+    place(empty_project, PUBLISHED, round_="published")
+    result = run_cli("validate", "--quiet", f"submissions/mlperf-training-v1.1/acme-labs/{named}", cwd=empty_project)
+    assert result.code == 1, result.out + result.err
+    assert result.out.count("duplicate entry: same round, submitter") == 2
+    assert result.err == "1 file checked: 2 problems in 2 files\n"
+    alone = run_cli("validate", "submissions/published/acme-labs/entry.yaml", cwd=empty_project)
+    assert alone.code == 0 and alone.err == "1 file checked: all valid\n"
+
+
+def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_apart(empty_project):
+    paper = PUBLISHED.replace(
+        '  citation: Acme Labs, "Training Acme-LM", 2019.\n', "  url: http://arxiv.org/pdf/1901.00001v2\n"
+    )
+    other_system = paper.replace("16 Cloud TPU v3", "64 TPU v3 chips").replace("count: 16", "count: 64")
+    other_system = other_system.replace("unit: device", "unit: chip").replace(
+        "url: http://arxiv.org/pdf/1901.00001v2", "url: https://arxiv.org/abs/1901.00001"
+    )
+    place(empty_project, paper, round_="published", name="acme-lm.yaml")
+    place(empty_project, other_system, round_="published", name="acme-lm-2.yaml")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    folder = "submissions/published/acme-labs"
+    same = "duplicate entry: a published run from the same paper (source.url) with the same model as"
+    assert f"{folder}/acme-lm-2.yaml:1:1: $: {same} {folder}/acme-lm.yaml (hint: if it is another run" in result.out
+    assert f"{folder}/acme-lm.yaml:1:1: $: {same} {folder}/acme-lm-2.yaml" in result.out
+    # one note is not enough: the first file does not say it is another run
+    noted = other_system + "  note: Section 5, the same model trained again on 64 chips.\n"
+    place(empty_project, noted, round_="published", name="acme-lm-2.yaml")
+    assert run_cli("validate", cwd=empty_project).code == 1
+    place(empty_project, paper + "  note: Section 4, the first run.\n", round_="published", name="acme-lm.yaml")
+    assert run_cli("validate", cwd=empty_project).code == 0
+    # another model from the same paper is another entry
+    place(empty_project, paper.replace("Acme-LM", "Acme-LM small"), round_="published", name="acme-lm-small.yaml")
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
+def test_the_shipped_published_runs_have_no_duplicates_from_one_paper():
+    from leaderboard.tree import paper_and_model
+
+    result = validate_paths([ROOT / "submissions" / "published"], ROOT / "catalog")
+    keys = [paper_and_model(e.data, result.catalog) for e in result.entries]
+    keys = [k for k in keys if k is not None]
+    assert len(keys) > 200 and result.ok
+    assert not result.duplicates
+
+
+def test_a_file_that_is_not_yaml_or_json_is_named_as_ignored(empty_project):
+    (empty_project / "x.txt").write_text(MLPERF)
+    result = run_cli("validate", "x.txt", cwd=empty_project)
+    assert result.code == 1  # nothing was checked
+    assert result.err == "ignored x.txt: not .yaml, .yml or .json\nno file checked: every file named was ignored\n"
+    place(empty_project, MLPERF)
+    both = run_cli("validate", "x.txt", "submissions/mlperf-training-v1.1/acme-labs/entry.yaml", cwd=empty_project)
+    assert both.code == 0 and both.err == "ignored x.txt: not .yaml, .yml or .json\n1 file checked: all valid\n"
+    report = json.loads(run_cli("validate", "--format", "json", "x.txt", cwd=empty_project).out)
+    assert report["valid"] is False and report["ignored"] == [{"file": "x.txt", "reason": "not .yaml, .yml or .json"}]
+
+
+def test_a_file_in_submissions_that_is_not_an_entry_is_a_problem(empty_project):
+    path = place(empty_project, MLPERF, name="entry.txt")
+    result = run_cli("validate", str(path), cwd=empty_project)
+    assert result.code == 1
+    assert (
+        "submissions/mlperf-training-v1.1/acme-labs/entry.txt:1:1: $: not a submission file: submissions/ holds "
+        "only entries, as .yaml, .yml or .json files"
+    ) in result.out
+    # met in a folder, it is named as not read (a .swp or a backup file must not stop a build)
+    everything = run_cli("validate", cwd=empty_project)
+    assert everything.code == 0
+    assert "ignored submissions/mlperf-training-v1.1/acme-labs/entry.txt: not .yaml, .yml or .json" in everything.err
+
+
+def test_paths_are_shown_from_the_project_folder_with_their_round(empty_project, tmp_path_factory):
+    folder = place(empty_project, edit(MLPERF, "count: 64", "count: -1")).parent
+    where = "submissions/mlperf-training-v1.1/acme-labs/entry.yaml:11:10: $.system.count: must be greater than 0"
+    inside = run_cli("validate", "entry.yaml", cwd=folder)  # the catalog is found in a folder above
+    assert inside.code == 1 and where in inside.out.splitlines()
+    absolute = run_cli("validate", str(folder / "entry.yaml"), cwd=tmp_path_factory.mktemp("elsewhere"))
+    assert absolute.code == 1 and "catalog file rounds.yaml is missing" in absolute.out
+    given = run_cli("validate", "--catalog", empty_project / "catalog", folder / "entry.yaml", cwd=folder.parent)
+    assert given.code == 1 and where in given.out.splitlines()
+
+
+def test_a_file_outside_submissions_is_not_in_its_place(empty_project):
+    draft = empty_project / "drafts" / "mlperf-training-v1.1" / "acme-labs" / "entry.yaml"
+    draft.parent.mkdir(parents=True)
+    draft.write_text(MLPERF)
+    result = run_cli("validate", "drafts/mlperf-training-v1.1/acme-labs/entry.yaml", cwd=empty_project)
+    assert result.code == 1
+    assert (
+        "drafts/mlperf-training-v1.1/acme-labs/entry.yaml:1:1: $: file is outside submissions/ but its content "
+        "says mlperf-training-v1.1/acme-labs/entry.yaml (hint: move it to submissions/mlperf-training-v1.1/"
+        "acme-labs/entry.yaml)"
+    ) in result.out
 
 
 def test_location_must_agree_with_content(empty_project):
@@ -426,6 +593,7 @@ def test_location_must_agree_with_content(empty_project):
     result = run_cli("validate", cwd=empty_project)
     assert result.code == 1
     assert "file is at mlperf-training-v1.1/acme/entry.yaml but its content says" in result.out
+    assert "mlperf-training-v1.1/acme-labs/entry.yaml" in result.out
     assert "move it to submissions/mlperf-training-v1.1/acme-labs/entry.yaml" in result.out
 
 

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 COST_COLUMNS = [c.name for c in store.cost_table.columns]
 RUN_COLUMNS = [c.name for c in store.run_table.columns]
+# Every table of the database (the README's reference), by name, with its key columns: each
+# ships as data/<table>.csv and data/<table>.parquet, the SQL page's views read the Parquet.
+TABLES = {t.name: [c.name for c in t.primary_key.columns] for t in store.metadata.sorted_tables}
 DATABASE = "data/leaderboard.duckdb"
 # Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
 # for it. Beyond the limit it spills to a folder in the build's cache.
@@ -39,13 +42,7 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
     object per value, so the step stays short at 100,000 results."""
     target = site.path(DATABASE)
     if store.is_url(db):
-        data = site.data
-        columns = [name for name, _ in data.columns]
-        cost_rows = [
-            {"entry_id": r["entry_id"], **r["costs"][tier], "tier": tier} for r in data.results for tier in TIERS
-        ]
-        run_rows = [run for r in data.results for run in r["run_rows"]]
-        _duckdb_copy(target, columns, data.results, cost_rows, run_rows)
+        _duckdb_copy(target, str(db))
     else:
         shutil.copyfile(db, target)
     spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
@@ -97,8 +94,41 @@ def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: li
         "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
         **_runs_copies(connection),
     }
+    present = {
+        name
+        for (name,) in connection.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'site_copy'"
+        ).fetchall()
+    }
+    site.tables = [name for name in TABLES if name in present]  # a database from elsewhere may lack some
+    for name in site.tables:  # every other table, as CSV and Parquet, in key order
+        key = TABLES[name]
+        kinds = _kinds(connection, name)
+        order = ", ".join(map(_identifier, key)) or "ALL"
+        plain = f"SELECT * FROM site_copy.{_identifier(name)} ORDER BY {order}"
+        as_text = ", ".join(_neutralized(_identifier(c), k, c) for c, k in kinds.items())
+        copies.setdefault(f"data/{name}.parquet", (plain, "FORMAT PARQUET, COMPRESSION ZSTD"))
+        copies.setdefault(
+            f"data/{name}.csv",
+            (f"SELECT {as_text} FROM site_copy.{_identifier(name)} ORDER BY {order}", "HEADER, DELIMITER ','"),
+        )
     for relative, (query, options) in copies.items():
         connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+    for name in site.tables:
+        _write_arrow(site.file(f"data/{name}.parquet"), site.file(f"data/{name}.arrow"))
+
+
+def _write_arrow(parquet: str, target: str) -> None:
+    """The table's Parquet file again as an Arrow IPC stream: what the SQL page loads into
+    DuckDB-WASM, which reads Parquet only through an extension it would download from outside
+    the site. Read back from the Parquet file (not from DuckDB, whose buffers under NULL values
+    vary from run to run), so the same rows always give the same bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(parquet).combine_chunks()
+    with pa.OSFile(target, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as stream:
+        stream.write_table(table)
 
 
 def _runs_copies(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
@@ -122,7 +152,7 @@ def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
     expressions = {
         "entry_id": "r.entry_id",
         "tier": "t.tier",
-        "note": "CASE WHEN c.entry_id IS NULL THEN 'no cost computed' ELSE c.note END",
+        "cost_missing_reason": "CASE WHEN c.entry_id IS NULL THEN 'no cost computed' ELSE c.cost_missing_reason END",
     }
     items = [_neutralized(expressions.get(c, f"c.{_identifier(c)}"), kinds[c], c) for c in COST_COLUMNS]
     order = ", ".join(f"r.{c}" for c in RESULT_ORDER)
@@ -181,21 +211,19 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         pass  # an unreadable previous file only means a new one is shipped
 
 
-def _duckdb_copy(
-    target: Path, columns: list[str], results: list[dict], cost_rows: list[dict], run_rows: list[dict]
-) -> None:
-    """A server database has no file to ship: write its results, costs and runs into a DuckDB file."""
+def _duckdb_copy(target: Path, db: str) -> None:
+    """A server database has no file to ship: copy every table into a DuckDB file."""
     import pyarrow as pa
 
-    results_table = pa.Table.from_pydict({c: [r[c] for r in results] for c in columns})  # noqa: F841
-    costs_table = pa.Table.from_pydict({c: [r[c] for r in cost_rows] for c in COST_COLUMNS})  # noqa: F841
-    runs_table = pa.Table.from_pydict(  # noqa: F841
-        {c: [r[c] for r in run_rows] for c in RUN_COLUMNS}, schema=store.arrow_schema(store.run_table)
-    )
-    with duckdb.connect(str(target)) as connection:
-        connection.execute("CREATE TABLE results AS SELECT * FROM results_table")
-        connection.execute("CREATE TABLE costs AS SELECT * FROM costs_table")
-        connection.execute("CREATE TABLE runs AS SELECT * FROM runs_table")
+    with store.reading(db) as query, duckdb.connect(str(target)) as connection:
+        for name in TABLES:
+            table = store.metadata.tables[name]
+            _names, rows = query(f"SELECT * FROM {_identifier(name)}")
+            columns = [c.name for c in table.columns]
+            incoming = pa.Table.from_pydict(  # noqa: F841 (read by DuckDB by name)
+                {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=store.arrow_schema(table)
+            )
+            connection.execute(f"CREATE TABLE {_identifier(name)} AS SELECT * FROM incoming")
 
 
 def board_script(board: Board) -> str:

@@ -10,7 +10,7 @@ from leaderboard.render import lineage_charts, lineages
 from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
 
-ACCELERATOR_DATA = "data/accelerators.js"
+ACCELERATOR_DATA = "data/accelerator-results.js"
 
 
 def write_pages(site: SiteWriter) -> None:

@@ -6,20 +6,18 @@ No HTML here; site.py turns these records into pages and charts.py into charts.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from leaderboard import store
-from leaderboard.normalize import TIERS, competition_ranks, slug
+from leaderboard.normalize import RANK_METRIC, TIERS, competition_ranks, cost_note, slug
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
 NOT_VERIFIED = "Result not verified by MLCommons Association"
-# The metric a board is ranked by by default: MLPerf rounds by time to train; published
-# runs train different models, so their minutes mean little and they rank by chip-hours.
-RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours"}
 # The order the site lists results in, pages and downloads alike.
 RESULT_ORDER = ("round", "benchmark", "division", "rank", "entry_id")
 RANK_METRIC_LABEL = {"minutes": "minutes", "chip_hours": "chip-hours", "cost": "cost"}
@@ -92,11 +90,27 @@ class SiteData:
 
 def _rows(query, sql: str, texts: dict[str, str] | None = None) -> list[dict]:
     """Rows as dicts; equal texts share one object (`texts`), as the same names, ids and
-    sources repeat in thousands of rows: a tenth of the site's memory at 100,000 results."""
+    sources repeat in thousands of rows: a tenth of the site's memory at 100,000 results.
+    Dates (DATE in the database) become 'YYYY-MM-DD' text, as the pages compare and show them."""
     names, rows = query(sql)
     texts = {} if texts is None else texts
     share = texts.setdefault
-    return [dict(zip(names, [share(v, v) if v.__class__ is str else v for v in row], strict=True)) for row in rows]
+
+    def iso(day: dt.date) -> str:
+        text = day.isoformat()
+        return share(text, text)
+
+    date = dt.date
+    return [
+        dict(
+            zip(
+                names,
+                [share(v, v) if v.__class__ is str else iso(v) if v.__class__ is date else v for v in row],
+                strict=True,
+            )
+        )
+        for row in rows
+    ]
 
 
 def entry_path(entry_id: str) -> str:
@@ -139,6 +153,8 @@ def _load(query) -> SiteData:
 
     for row in results:
         row["costs"] = {tier: costs.get(row["entry_id"], {}).get(tier) or _no_cost(tier) for tier in TIERS}
+        for tier, cost in row["costs"].items():
+            cost["note"] = cost_note(tier, row["date"], cost)  # the remarks the pages show, in words
         row["cost_by_tier"] = {tier: row["costs"][tier]["cost_usd"] for tier in TIERS}
         row["path"] = entry_path(row["entry_id"])
         row["submitter_path"] = submitter_path(row["submitter"])
@@ -162,7 +178,9 @@ def _no_cost(tier: str) -> dict:
         "cost_usd": None,
         "price_date": None,
         "price_source": None,
-        "note": "no cost computed",
+        "price_after_result": None,
+        "price_estimate": None,
+        "cost_missing_reason": "no cost computed",
     }
 
 

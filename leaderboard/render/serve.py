@@ -16,6 +16,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
         ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+        ".arrow": "application/vnd.apache.arrow.stream",
         ".yaml": "text/plain; charset=utf-8",
         ".yml": "text/plain; charset=utf-8",
         ".json": "application/json",

@@ -13,7 +13,7 @@ from pathlib import Path
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
-from leaderboard.render import boards, downloads, entries, feeds, groups, history, model
+from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sqlpage
 from leaderboard.render import charts as chart_specs
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -70,10 +70,12 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     groups.write_pages(site)
     history.write_pages(site)
     _compare_page(site)
-    _index_page(site)
     for board in data.boards:
         site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
     downloads.write_all(site, db, previous)
+    # After the downloads: these pages name the tables they shipped.
+    _index_page(site)
+    sqlpage.write_page(site)
     feeds.write_feed(site)
 
 
@@ -95,4 +97,5 @@ def _index_page(site: SiteWriter) -> None:
         records=model.records,
         accelerators=groups.used_accelerators(data),
         submitters=[groups.without_rows(s) for s in groups.submitters(data)],
+        tables=site.tables,
     )

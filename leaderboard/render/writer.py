@@ -97,6 +97,7 @@ class SiteWriter:
         self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
         self.base_url = base_url  # where the site is published, ending in '/'; None: links stay relative
         self.pages: list[str] = []  # every HTML page written, for the sitemap
+        self.tables: list[str] = []  # the database's tables shipped under data/ (downloads.write_all)
         self.reuse: PageReuse | None = None
         self.previous: Path | None = None  # the site being replaced, whose unchanged files are kept
         self.linked: set[str] = set()

@@ -1,6 +1,6 @@
 // The accelerator compare page: two accelerators side by side on every MLPerf benchmark both
 // ran, from the same round where they met, else each one's latest, and what makes a pair not
-// like for like called out above the table. Data: data/accelerators.js (a script, for file://).
+// like for like called out above the table. Data: data/accelerator-results.js (a script, for file://).
 (function () {
   "use strict";
   var data = window.leaderboardAccelerators;

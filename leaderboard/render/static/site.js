@@ -439,4 +439,14 @@
   if (document.querySelector("figure.chart")) embedCharts();
   var compare = document.getElementById("compare");
   if (compare) setupCompare(compare);
+  // The SQL page's script is a module, which browsers refuse to pages opened as files: there
+  // the page says so; elsewhere the module (and DuckDB-WASM, when a query runs) loads now.
+  var sqlForm = document.getElementById("sql");
+  if (sqlForm && location.protocol === "file:") document.getElementById("sql-file").hidden = false;
+  else if (sqlForm) {
+    var module = document.createElement("script");
+    module.type = "module";
+    module.src = siteRoot() + "static/sql.js";
+    document.body.appendChild(module);
+  }
 })();
