@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leaderboard import schemas
+from leaderboard import manifest, schemas
 from leaderboard.files import load
 from leaderboard.problems import Problem, did_you_mean
 
@@ -124,6 +124,7 @@ class Catalog:
     prices: list[Price] = field(default_factory=list)
     price_index: PriceIndex | None = None
     base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
+    verified: dict[str, str] = field(default_factory=dict)  # entry id -> file digest (catalog/verified/)
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -233,6 +234,7 @@ def load_catalog(directory: Path) -> Catalog:
         except ValueError as error:
             catalog.problems.append(doc.problem(("base_url",), str(error)))
     catalog.problems += _cross_check(catalog, data)
+    catalog.verified = manifest.load(directory)
     return catalog
 
 

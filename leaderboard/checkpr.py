@@ -16,6 +16,8 @@ from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
+from leaderboard.verification import EntryDiff, shown
+from leaderboard.verification import check as check_verified
 
 RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
 
@@ -65,6 +67,7 @@ class PullRequestCheck:
     ignored: list[str] = field(default_factory=list)
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
 
     @property
     def ok(self) -> bool:
@@ -115,13 +118,25 @@ def _is_data(name: str, folder: str) -> bool:
 
 
 def check_pull_request(
-    repo: Path, base: str, submissions: str = "submissions", catalog: str = "catalog", today: dt.date | None = None
+    repo: Path,
+    base: str,
+    submissions: str = "submissions",
+    catalog: str = "catalog",
+    today: dt.date | None = None,
+    reimport_confirmed: bool = False,
 ) -> PullRequestCheck:
     """Every changed file is validated (a submission or catalog file; any other file under
-    submissions/ fails), reported as misplaced (outside, but looks meant as one), or ignored."""
+    submissions/ fails), reported as misplaced (outside, but looks meant as one), or ignored;
+    a change to a verified entry or to the manifest fails unless `reimport_confirmed` (the
+    import job re-ran the importer and found the same files) and it is exactly a re-import."""
     result = PullRequestCheck(base)
     others: list[Change] = []
-    for change in changed_files(repo, base):
+    every_change = changed_files(repo, base)
+    merge_base = _git(repo, "merge-base", base, "HEAD").strip()
+    result.diffs, result.verified_changes = check_verified(
+        repo, merge_base, [(c.status, c.file) for c in every_change], submissions, catalog, reimport_confirmed
+    )
+    for change in every_change:
         if _is_data(change.file, submissions) or _is_data(change.file, catalog):
             result.changes.append(change)
         elif Path(change.file).parts[:1] == (submissions,) and change.status != "deleted":
@@ -234,6 +249,9 @@ def as_text(check: PullRequestCheck) -> str:
         lines.append(f"not checked (looks misplaced: {m.why}): {m.file} (hint: {MISPLACED_HINT})")
     for name in check.deleted:
         lines.append(f"deleted: {name}")
+    for diff in check.diffs:
+        lines.append(f"{diff.status}: {diff.file}")
+        lines += [f"  {c.path}: {shown(c.before)} -> {shown(c.after)}" for c in diff.fields]
     for name in check.ignored:
         lines.append(f"ignored (not a submission or catalog file): {name}")
     for p in check.previews:
@@ -329,5 +347,12 @@ def as_markdown(check: PullRequestCheck) -> str:
             )
     if check.deleted:
         out += ["", "### Deleted entries", ""] + [f"- `{_cell(name)}`" for name in check.deleted]
+    if check.diffs:
+        out += ["", "### Changed entries, before → after", "", "| file | field | before | after |", "|---|---|---|---|"]
+        for diff in check.diffs:
+            for c in diff.fields:
+                out.append(
+                    f"| `{_cell(diff.file)}` | `{_cell(c.path)}` | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
+                )
     out += ["", "Chip-hours and cost are derived numbers, not official MLPerf metrics."]
     return "\n".join(out) + "\n"

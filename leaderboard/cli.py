@@ -369,21 +369,22 @@ def _runs(value: str | None) -> list[float | None] | None:
     type=click.Path(path_type=Path, file_okay=False),
     help="The git repository.",
 )
-def check_pr(base: str | None, fmt: str, repo: Path) -> None:
+@click.option("--reimport-confirmed", is_flag=True, help="The import job re-ran the importer: no file differed.")
+def check_pr(base: str | None, fmt: str, repo: Path, reimport_confirmed: bool) -> None:
     """Validate the submission files a pull request changes and preview their ranks.
 
     Compares the working tree with the merge base of --base. Added and modified submission and
     catalog files are validated against every entry in submissions/ (a catalog change checks
     every submission again); any other file under submissions/ is a problem; a file elsewhere
     that looks meant as a submission (submission/, a round's folder, a submission's content) is
-    reported as not checked; deleted entries are reported. Each new or changed entry's rank by
-    minutes, chip-hours and cost in its round, benchmark and division is printed. Exit 1 when a
-    changed file is invalid.
+    reported as not checked; changed and deleted entries show every field before -> after, and
+    a change to a verified result or its manifest fails unless it is a confirmed re-import. Each
+    new or changed entry's rank is printed. Exit 1 when a changed file is invalid.
     """
     from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
 
     try:
-        check = check_pull_request(repo, base or default_base(repo))
+        check = check_pull_request(repo, base or default_base(repo), reimport_confirmed=reimport_confirmed)
     except GitError as error:
         raise Failure(f"git: {error}") from None
     click.echo({"text": as_text, "github": as_github, "markdown": as_markdown}[fmt](check), nl=False)

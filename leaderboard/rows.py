@@ -10,6 +10,7 @@ from pathlib import Path
 
 from leaderboard.catalog import Catalog
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
+from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
     DEFAULT_TIER,
     RANK_METRIC,
@@ -105,7 +106,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 **_today_dollars(default.cost_usd, data["date"], catalog),
                 **_reference_cost(data.get("reference_cost")),
                 "rank": None,
-                "verified": _verified(round_, source.get("url")),
+                "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
                 "scaling": provenance.get("scaling"),
                 "rcp_factor": provenance.get("rcp_factor"),
@@ -175,12 +176,18 @@ def _rcp_scaled(minutes: float, provenance: dict) -> float | None:
     return None if factor is None else minutes * factor
 
 
-def _verified(round_, url: str | None) -> bool:
-    """Only results that MLCommons published in an MLPerf round are reviewed by MLCommons."""
-    if round_.kind != "mlperf-training" or not url:
+def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
+    """Verified only when the file is exactly what the MLPerf importer computed from the round's
+    published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
+    claims prove nothing."""
+    expected = manifests.get(entry.entry_id)
+    if round_.kind != "mlperf-training" or expected is None:
         return False
-    trusted = [round_.results_repository or "", "https://mlcommons.org/"]
-    return any(prefix and url.startswith(prefix) for prefix in trusted)
+    try:
+        content = Path(entry.file).read_bytes()
+    except OSError:
+        return False
+    return file_digest(content) == expected
 
 
 def _assign_ranks(rows: list[dict]) -> None:

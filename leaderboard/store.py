@@ -186,7 +186,12 @@ results = sa.Table(
         "1 = best within round x benchmark x division: fewest minutes in MLPerf rounds, fewest chip-hours for "
         "published runs (the order of the site's boards).",
     ),
-    _col("verified", Bool, "true for results of an MLPerf round as MLCommons published them."),
+    _col(
+        "verified",
+        Bool,
+        "true only for an MLPerf result whose file is exactly what the importer computed from the round's "
+        "published logs (its digest in catalog/verified/<round>.csv); a file's own claims prove nothing.",
+    ),
     _col("method", Text, "self-reported, computed-from-logs or imported."),
     _col("scaling", Text, "unscaled or rcp-scaled, for scores computed from logs."),
     _col("rcp_factor", Float, "Reference convergence point factor MLPerf's RCP rules give the result, where computed."),

@@ -255,3 +255,86 @@ def test_changes_to_verified_entries_come_first_and_fail():
 def test_unknown_base_is_a_clear_error(repo):
     result = run_cli("check-pr", "--base", "nope", cwd=repo)
     assert result.code == 1 and result.err.startswith("error: git: ") and "Traceback" not in result.err
+
+
+VERIFIED = "mlperf-training-v1.1/nvidia/dgxa100_n128_ngc21.09_mxnet-resnet"
+
+
+@pytest.fixture
+def repo_with_verified(repo):
+    """The base branch also holds a verified MLPerf result (the shipped file; the catalog copy
+    holds its manifest row)."""
+    git(repo, "checkout", "-q", "main")
+    target = repo / "submissions" / f"{VERIFIED}.yaml"
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / "submissions" / f"{VERIFIED}.yaml", target)
+    commit(repo)
+    git(repo, "checkout", "-q", "-b", "change")
+    return repo
+
+
+def test_changing_a_verified_result_fails_and_shows_every_field_before_and_after(repo_with_verified):
+    target = repo_with_verified / "submissions" / f"{VERIFIED}.yaml"
+    data = yaml.safe_load(target.read_text())
+    data["result"]["minutes"] = 0.9
+    data["system"]["count"] = 2048
+    del data["result"]["runs_minutes"], data["result"]["runs_quality"], data["provenance"]["run_logs"]
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    commit(repo_with_verified)
+    result = run_cli("check-pr", "--base", "main", cwd=repo_with_verified)
+    assert result.code == 1, result.out
+    first = result.out.splitlines()[0]
+    assert first.startswith(f"submissions/{VERIFIED}.yaml:1:1: $: changes (")
+    assert "a result verified against MLCommons' published logs" in first
+    assert "system.count: 1024 -> 2048" in result.out and "result.minutes: 0.574683 -> 0.9" in result.out
+    assert "result.runs_minutes: [" in result.out and "-> (none)" in result.out
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo_with_verified).out
+    assert markdown.index("### Changes to verified entries") < markdown.index("### Changed entries, before → after")
+    # Even with the import job's word, a file the manifest does not name is no re-import.
+    confirmed = run_cli("check-pr", "--base", "main", "--reimport-confirmed", cwd=repo_with_verified)
+    assert confirmed.code == 1
+
+
+def test_deleting_a_verified_result_fails(repo_with_verified):
+    (repo_with_verified / "submissions" / f"{VERIFIED}.yaml").unlink()
+    commit(repo_with_verified)
+    result = run_cli("check-pr", "--base", "main", cwd=repo_with_verified)
+    assert result.code == 1
+    assert f"submissions/{VERIFIED}.yaml:1:1: $: deletes a result verified" in result.out
+
+
+def test_forging_a_manifest_row_fails_without_the_import_job(repo_with_verified):
+    forged = repo_with_verified / "submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml"
+    forged.write_text(entry("acme-64", 64, 4.5))
+    manifest = repo_with_verified / "catalog" / "verified" / "mlperf-training-v1.1.csv"
+    import hashlib
+
+    digest = hashlib.sha256(forged.read_bytes()).hexdigest()
+    with manifest.open("a") as handle:
+        handle.write(f"mlperf-training-v1.1/acme-labs/acme-64,{digest},closed,a100-sxm4-80gb,64,4.5\n")
+    commit(repo_with_verified)
+    result = run_cli("check-pr", "--base", "main", cwd=repo_with_verified)
+    assert result.code == 1
+    assert "catalog/verified/mlperf-training-v1.1.csv:1:1: $: changes the manifest" in result.out
+
+
+def test_a_confirmed_reimport_of_a_verified_result_passes(repo_with_verified):
+    """The importer rewrote the file and its manifest row together; the import job confirmed it."""
+    import hashlib
+
+    target = repo_with_verified / "submissions" / f"{VERIFIED}.yaml"
+    target.write_text(target.read_text().replace("framework: ", "framework: re-imported ", 1))
+    manifest = repo_with_verified / "catalog" / "verified" / "mlperf-training-v1.1.csv"
+    entry_id = VERIFIED
+    lines = manifest.read_text().splitlines()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    lines = [
+        ",".join([entry_id, digest, *line.split(",")[2:]]) if line.startswith(entry_id + ",") else line
+        for line in lines
+    ]
+    manifest.write_text("\n".join(lines) + "\n")
+    commit(repo_with_verified)
+    assert run_cli("check-pr", "--base", "main", cwd=repo_with_verified).code == 1  # not without the import job
+    result = run_cli("check-pr", "--base", "main", "--reimport-confirmed", cwd=repo_with_verified)
+    assert result.code == 0, result.out
+    assert "system.framework: " in result.out

@@ -30,11 +30,13 @@ def imported(shared_data, tmp_path_factory):
     (so hand-added keys are kept, as in the project). Round id -> (report, entries by result
     folder in the round's repository, submissions folder)."""
     out = tmp_path_factory.mktemp("rounds") / "submissions"
+    catalog_dir = out.parent / "catalog"  # the import writes its manifests there, never into the project
+    shutil.copytree(ROOT / "catalog", catalog_dir)
     for round_id in ROUNDS:
         if (ROOT / "submissions" / round_id).is_dir():
             shutil.copytree(ROOT / "submissions" / round_id, out / round_id)
     archives = [shared_data / f"{round_id}.tar.xz" for round_id in ROUNDS]
-    outcomes = import_sources(archives, None, CATALOG, ROOT / "catalog", out)
+    outcomes = import_sources(archives, None, CATALOG, catalog_dir, out)
     rounds = {}
     for outcome in outcomes:
         assert outcome.failure is None, outcome.failure
@@ -58,6 +60,15 @@ def test_the_shipped_submissions_are_what_the_importer_writes(imported, round_id
     assert changed == [], f"re-run `leaderboard import-mlperf` for {round_id}: these files differ"
     shipped = sorted(p.relative_to(ROOT / "submissions") for p in (ROOT / "submissions" / round_id).rglob("*.yaml"))
     assert shipped == sorted(w.path.relative_to(out) for w in report.written)
+
+
+@pytest.mark.parametrize("round_id", ROUNDS)
+def test_the_shipped_manifest_is_what_the_importer_records(imported, round_id):
+    """catalog/verified/<round>.csv, which alone makes an entry verified, is the import's."""
+    _, _, out = imported[round_id]
+    written = (out.parent / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
+    assert written == (ROOT / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
+    assert len(written.splitlines()) - 1 == sum(1 for _ in (ROOT / "submissions" / round_id).rglob("*.yaml"))
 
 
 @pytest.mark.parametrize("round_id", ROUNDS)

@@ -27,6 +27,7 @@ class Written:
     path: Path
     status: str  # new | updated | unchanged
     replaced: Path | None = None  # a file of the same entry under another name, now removed
+    data: dict | None = None  # what the file holds
 
 
 def source_url(round_: Round, result: ResultDir) -> str | None:
@@ -185,7 +186,8 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
         match = by_identity.get(identity(data)) or by_url.get(data["source"].get("url", "").rstrip("/"))
         if match is None and target in contents:
             match = target
-        text = dump_yaml(merge(contents.get(match) if match else None, data))
+        merged = merge(contents.get(match) if match else None, data)
+        text = dump_yaml(merged)
         old_text = target.read_text(encoding="utf-8") if target.is_file() else None
         if old_text == text:
             status = "unchanged"
@@ -199,5 +201,5 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
         if match is not None and match != target and match.exists():
             match.unlink()
             replaced = match
-        written.append(Written(target, status, replaced))
+        written.append(Written(target, status, replaced, merged))
     return written

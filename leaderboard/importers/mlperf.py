@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from leaderboard import manifest
 from leaderboard.catalog import Catalog, Round
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.energy import PowerLog, hold, read_held_power_log, read_power_log, result_energy
@@ -194,9 +195,30 @@ def _import_in_worker(
 ) -> tuple[ImportReport | None, str | None]:
     try:
         tables = read_rcp_tables(catalog_dir, round_id)
-        return import_mlperf(source, round_id, catalog, out, tables, progress), None
+        report = import_mlperf(source, round_id, catalog, out, tables, progress)
     except ImportFailure as error:
         return None, str(error)
+    record_manifest(catalog_dir, round_id, out, report.written)
+    return report, None
+
+
+def record_manifest(catalog_dir: Path, round_id: str, out: Path, written: list[Written]) -> Path:
+    """catalog/verified/<round>.csv: every entry this import wrote, with its file's digest, plus
+    the rows of earlier imports whose files are still there (an import of part of a round)."""
+    rows = {}
+    for item in written:
+        entry_id = item.path.relative_to(out).with_suffix("").as_posix()
+        rows[entry_id] = manifest.row(entry_id, item.data, item.path.read_bytes())
+    target = manifest.manifest_path(catalog_dir, round_id)
+    if target.is_file():
+        import csv
+
+        with target.open(encoding="utf-8", newline="") as handle:
+            for old in csv.DictReader(handle):
+                kept = [out / f"{old['entry_id']}{suffix}" for suffix in (".yaml", ".yml", ".json")]
+                if old["entry_id"] not in rows and any(path.is_file() for path in kept):
+                    rows[old["entry_id"]] = old
+    return manifest.write(catalog_dir, round_id, rows.values())
 
 
 def import_mlperf(

@@ -1,0 +1,67 @@
+"""What the MLPerf importer wrote, per round (catalog/verified/<round>.csv): each entry's id,
+scored fields and the SHA-256 of its file. An entry is verified only when its file is exactly
+what the importer computed from the round's published logs; nothing a file says proves it.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+FOLDER = "verified"  # under the catalog
+COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
+
+
+def file_digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def manifest_path(catalog_dir: Path, round_id: str) -> Path:
+    return Path(catalog_dir) / FOLDER / f"{round_id}.csv"
+
+
+def row(entry_id: str, data: dict, content: bytes) -> dict:
+    """A manifest row for an entry the importer wrote (`content`: the file's bytes)."""
+    system, result = data["system"], data["result"]
+    return {
+        "entry_id": entry_id,
+        "sha256": file_digest(content),
+        "division": data["division"],
+        "accelerator": system["accelerator"],
+        "count": system["count"],
+        "minutes": result["minutes"],
+    }
+
+
+def write(catalog_dir: Path, round_id: str, rows: Iterable[dict]) -> Path:
+    """The round's manifest, rows in entry order, written atomically; unchanged bytes are kept."""
+    target = manifest_path(catalog_dir, round_id)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(sorted(rows, key=lambda r: r["entry_id"]))
+    text = buffer.getvalue()
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, target)
+    return target
+
+
+def load(catalog_dir: Path) -> dict[str, str]:
+    """Every manifest's entry id -> file digest."""
+    found: dict[str, str] = {}
+    folder = Path(catalog_dir) / FOLDER
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            for item in csv.DictReader(handle):
+                found[item["entry_id"]] = item["sha256"]
+    return found
