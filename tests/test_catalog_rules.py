@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
 import json
 import re
 import tarfile
@@ -296,7 +297,16 @@ def test_replaced_benchmarks_exist_and_came_before():
 
 # --- RCP tables -----------------------------------------------------------------------------
 
-RCP_SOURCE = (VENDOR / "rcp_checker" / "rcp_checker.py").read_text(encoding="utf-8")
+# mlperf-logging's rcp_checker.py, vendored as three consecutive parts (reading a submission,
+# the RCP statistics, checking a directory): together the wheel's file, byte for byte.
+RCP_PARTS = sorted((VENDOR / "rcp_checker").glob("rcp_checker.[0-9]-*.py"))
+RCP_SOURCE = "".join(path.read_text(encoding="utf-8") for path in RCP_PARTS)
+RCP_CHECKER_SHA256 = "d8a014b84b8a327420ca6c053e36fe1f218e706341a2b77e2335c7c06c0f01d8"
+
+
+def test_the_vendored_rcp_checker_parts_are_the_wheels_file():
+    assert [p.name.split("-", 1)[0] for p in RCP_PARTS] == ["rcp_checker.1", "rcp_checker.2", "rcp_checker.3"]
+    assert hashlib.sha256(RCP_SOURCE.encode("utf-8")).hexdigest() == RCP_CHECKER_SHA256
 
 
 def _eval_samples_benchmarks() -> set[str]:
