@@ -54,14 +54,16 @@ def write(catalog_dir: Path, round_id: str, rows: Iterable[dict]) -> Path:
     return target
 
 
+def read_rows(path: Path) -> list[dict]:
+    """A manifest's rows, as written (no rows when the file is absent)."""
+    if not Path(path).is_file():
+        return []
+    with Path(path).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
 def load(catalog_dir: Path) -> dict[str, str]:
     """Every manifest's entry id -> file digest."""
-    found: dict[str, str] = {}
     folder = Path(catalog_dir) / FOLDER
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.glob("*.csv")):
-        with path.open(encoding="utf-8", newline="") as handle:
-            for item in csv.DictReader(handle):
-                found[item["entry_id"]] = item["sha256"]
-    return found
+    paths = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    return {item["entry_id"]: item["sha256"] for path in paths for item in read_rows(path)}

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from leaderboard import manifest
 from leaderboard.catalog import Catalog, Round
+from leaderboard.files import SUFFIXES
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.energy import PowerLog, hold, read_held_power_log, read_power_log, result_energy
 from leaderboard.importers.entries import Written, entry_data, entry_file_name, identity, write_entries
@@ -209,15 +210,10 @@ def record_manifest(catalog_dir: Path, round_id: str, out: Path, written: list[W
     for item in written:
         entry_id = item.path.relative_to(out).with_suffix("").as_posix()
         rows[entry_id] = manifest.row(entry_id, item.data, item.path.read_bytes())
-    target = manifest.manifest_path(catalog_dir, round_id)
-    if target.is_file():
-        import csv
-
-        with target.open(encoding="utf-8", newline="") as handle:
-            for old in csv.DictReader(handle):
-                kept = [out / f"{old['entry_id']}{suffix}" for suffix in (".yaml", ".yml", ".json")]
-                if old["entry_id"] not in rows and any(path.is_file() for path in kept):
-                    rows[old["entry_id"]] = old
+    for old in manifest.read_rows(manifest.manifest_path(catalog_dir, round_id)):
+        kept = [out / f"{old['entry_id']}{suffix}" for suffix in SUFFIXES]
+        if old["entry_id"] not in rows and any(path.is_file() for path in kept):
+            rows[old["entry_id"]] = old
     return manifest.write(catalog_dir, round_id, rows.values())
 
 
