@@ -1,6 +1,6 @@
 """What a pull request changes: every changed file accounted for (validated, failed, reported
-as misplaced, or ignored), and where each new or changed entry would rank if merged. Git is
-read, never written.
+as misplaced, or named with its kind), and where each new or changed entry would rank if
+merged. Git is read, never written.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
+from leaderboard.review import changes
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import EntryDiff, shown
@@ -56,15 +57,16 @@ class Misplaced:
 
 @dataclass
 class PullRequestCheck:
-    """Every output starts with the changes to verified entries, then the other problems (both
-    fail the check), then the misplaced files (reported, not failed)."""
+    """Every output starts with the changed paths a code owner must review, then the changes to
+    verified entries, then the other problems (both fail the check), then the misplaced files
+    (reported, not failed)."""
 
     base: str
     changes: list[Change] = field(default_factory=list)  # the submission and catalog files validated
     verified_changes: list[Problem] = field(default_factory=list)  # changes to verified entries: fail first
     problems: list[Problem] = field(default_factory=list)
     misplaced: list[Misplaced] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
+    paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
@@ -155,8 +157,7 @@ def check_pull_request(
         why = _looks_meant_as_data(repo, change, (submissions, catalog), rounds)
         if why:
             result.misplaced.append(Misplaced(change.file, why))
-        else:
-            result.ignored.append(change.file)
+    result.paths = changes.changed_paths(repo, merge_base, submissions)
     if validation.catalog is None or validation.catalog.problems:
         return result
     # A duplicate's original stays in the ranking: only the changed file is set aside.
@@ -240,7 +241,8 @@ def _summary(check: PullRequestCheck) -> str:
 
 
 def as_text(check: PullRequestCheck) -> str:
-    lines = []
+    review_first, other_paths = changes.text_lines(check.paths)
+    lines = list(review_first)
     for problem in check.verified_changes:
         lines.append(problem.format())
     for problem in check.problems:
@@ -252,8 +254,7 @@ def as_text(check: PullRequestCheck) -> str:
     for diff in check.diffs:
         lines.append(f"{diff.status}: {diff.file}")
         lines += [f"  {c.path}: {shown(c.before)} -> {shown(c.after)}" for c in diff.fields]
-    for name in check.ignored:
-        lines.append(f"ignored (not a submission or catalog file): {name}")
+    lines += other_paths
     for p in check.previews:
         lines.append(f"{p.status}: {p.entry_id} ({p.file})")
         lines.append(
@@ -275,7 +276,8 @@ def _escape_property(text: str) -> str:
 
 def as_github(check: PullRequestCheck) -> str:
     """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
-    lines = []
+    review_first, other_paths = changes.github_lines(check.paths, _escape_property, _escape_data)
+    lines = list(review_first)
     for problem in check.verified_changes + check.problems:
         props = [
             f"file={_escape_property(problem.file)}",
@@ -290,6 +292,7 @@ def as_github(check: PullRequestCheck) -> str:
         lines.append(f"::warning file={_escape_property(m.file)},title=Not checked::{_escape_data(text)}")
     for name in check.deleted:
         lines.append(f"::notice file={_escape_property(name)}::{_escape_data('entry deleted by this pull request')}")
+    lines += other_paths
     for p in check.previews:
         summary = "; ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items())
         lines.append(
@@ -311,6 +314,8 @@ def _cell(text: str) -> str:
 def as_markdown(check: PullRequestCheck) -> str:
     """A pull-request comment body; the marker lets the workflow update its earlier comment."""
     out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
+    review_first, other_paths = changes.markdown_lines(check.paths, _cell)
+    out += review_first
     sections = (
         ("Changes to verified entries", check.verified_changes),
         ("Problems to fix before merging", check.problems),
@@ -354,5 +359,6 @@ def as_markdown(check: PullRequestCheck) -> str:
                 out.append(
                     f"| `{_cell(diff.file)}` | `{_cell(c.path)}` | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
                 )
+    out += other_paths
     out += ["", "Chip-hours and cost are derived numbers, not official MLPerf metrics."]
     return "\n".join(out) + "\n"
