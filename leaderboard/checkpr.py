@@ -14,7 +14,7 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
-from leaderboard.review import changes
+from leaderboard.review import catalog_effect, changes
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import EntryDiff, shown
@@ -67,6 +67,7 @@ class PullRequestCheck:
     problems: list[Problem] = field(default_factory=list)
     misplaced: list[Misplaced] = field(default_factory=list)
     paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
+    catalog_effect: catalog_effect.CatalogEffect | None = None  # a catalog change: what it moves
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
@@ -158,6 +159,8 @@ def check_pull_request(
         if why:
             result.misplaced.append(Misplaced(change.file, why))
     result.paths = changes.changed_paths(repo, merge_base, submissions)
+    if any(p.kind == "catalog" for p in result.paths):
+        result.catalog_effect = catalog_effect.catalog_effect(repo, merge_base, catalog, submissions, today)
     if validation.catalog is None or validation.catalog.problems:
         return result
     # A duplicate's original stays in the ranking: only the changed file is set aside.
@@ -262,6 +265,8 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+    if check.catalog_effect is not None:
+        lines += catalog_effect.text_lines(check.catalog_effect, check.base)
     lines.append(_summary(check))
     return "\n".join(lines) + "\n"
 
@@ -301,6 +306,9 @@ def as_github(check: PullRequestCheck) -> str:
                 f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
             )
         )
+    if check.catalog_effect is not None:
+        files = [p.file for p in check.paths if p.kind == "catalog"]
+        lines += catalog_effect.github_lines(check.catalog_effect, check.base, files, _escape_property, _escape_data)
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -360,5 +368,7 @@ def as_markdown(check: PullRequestCheck) -> str:
                     f"| `{_cell(diff.file)}` | `{_cell(c.path)}` | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
                 )
     out += other_paths
+    if check.catalog_effect is not None:
+        out += catalog_effect.markdown_lines(check.catalog_effect, check.base, _cell)
     out += ["", "Chip-hours and cost are derived numbers, not official MLPerf metrics."]
     return "\n".join(out) + "\n"
