@@ -1,6 +1,7 @@
 """A catalog change shows its effect: check-pr builds every submission's rows with the base
 branch's catalog and with the pull request's and says how many results move, and how far."""
 
+import os
 import shutil
 import subprocess
 
@@ -226,3 +227,13 @@ def test_issue_22_item_6_a_cheap_h100_price_dated_before_the_part(shipped_repo):
     assert "::notice file=catalog/prices.yaml,title=Effect of the catalog change::cost on demand changes for" in github
     assert "::warning title=Price far from the others::h100-sxm5-80gb on-demand $0.05" in github
     assert subprocess.run(["git", "status", "--porcelain"], cwd=shipped_repo, capture_output=True).stdout == b""
+
+
+def test_a_link_in_the_base_catalog_is_left_out(repo, tmp_path):  # noqa: F811
+    from leaderboard.review.catalog_effect import base_catalog
+
+    os.symlink("/etc/hostname", repo / "catalog/linked.yaml")
+    commit(repo)
+    folder = base_catalog(repo, "HEAD", "catalog", tmp_path / "out")
+    assert (folder / "rounds.yaml").is_file()
+    assert not (folder / "linked.yaml").exists() and not (folder / "linked.yaml").is_symlink()

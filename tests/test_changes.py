@@ -167,3 +167,16 @@ def test_a_base_url_change_says_old_and_new(repo):  # noqa: F811
     ) == result.out.splitlines()[0]
     markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
     assert "| `catalog/site.yaml` | site config | modified; base_url " in markdown
+
+
+def test_a_site_config_that_is_a_link_is_named_and_not_read(repo):  # noqa: F811
+    secret = repo.parent / "secret.yaml"
+    secret.write_text("base_url: https://secret-marker.example/\n")
+    os.symlink(secret, repo / "catalog/site.yaml")
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert (
+        "needs a code owner's review (site config, added (symbolic link); a symbolic link: not read): catalog/site.yaml"
+        in result.out
+    )
+    assert "secret-marker" not in result.out

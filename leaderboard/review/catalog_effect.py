@@ -201,8 +201,7 @@ def far_prices(added: Sequence[Price], catalog: Catalog, factor: float = FAR_FAC
 
 
 def base_catalog(repo: Path, revision: str, catalog: str, into: Path) -> Path:
-    """The catalog folder as it is at `revision`, written under `into` (git archive; links and
-    paths leaving the folder are refused by tarfile's data filter)."""
+    """The catalog folder as it is at `revision`, written under `into` (git archive)."""
     done = subprocess.run(
         ["git", "archive", "--format=tar", revision, "--", catalog], cwd=repo, capture_output=True, check=False
     )
@@ -210,8 +209,14 @@ def base_catalog(repo: Path, revision: str, catalog: str, into: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     if done.returncode == 0:
         with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-            archive.extractall(target, filter="data")
+            archive.extractall(target, filter=_files_and_folders)
     return target / catalog
+
+
+def _files_and_folders(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+    """Regular files and folders only, each inside the destination (tarfile's data filter): a
+    link in the base's catalog is left out rather than followed."""
+    return tarfile.data_filter(member, path) if member.isfile() or member.isdir() else None
 
 
 def rows_with(catalog: Catalog, submissions: Path, repo: Path, today: dt.date) -> TableRows:

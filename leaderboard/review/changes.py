@@ -127,7 +127,8 @@ def _site_detail(repo: Path, merge_base: str, name: str, status: str) -> str | N
         before = yaml.safe_load(shown.stdout) if shown is not None and shown.returncode == 0 else None
     except yaml.YAMLError:
         before = None
-    # The pull request's file is read like any catalog file (a link is refused, never followed).
+    if status != "D" and os.path.islink(repo / name):
+        return "a symbolic link: not read"
     after = load(repo / name).data if status != "D" else None
     return base_url_change(before, after)
 
