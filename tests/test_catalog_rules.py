@@ -460,3 +460,12 @@ def test_the_price_importer_skips_a_row_dated_before_release_that_no_one_explain
     assert [s.reason for s in result.skipped] == [
         "on-demand: dated 2021-01-01, before h100-sxm5-80gb was released (2022-09-20)"
     ]
+
+
+def test_the_reasons_reach_the_prices_table():
+    from leaderboard.catalog import load_catalog
+    from leaderboard.store import catalog_rows, prices
+
+    rows = catalog_rows(load_catalog(CATALOG))["prices"]
+    assert {key for row in rows for key in row} == {column.name for column in prices.columns}
+    assert sum(row["date_before_release"] is not None for row in rows) == 4
