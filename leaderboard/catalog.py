@@ -104,6 +104,7 @@ class Price:
     estimate: bool = False  # an estimate, not a price anyone quoted (Epoch AI's TPU purchase prices)
     note: str | None = None
     origin: str | None = None
+    date_before_release: str | None = None  # why a price may be dated before its part's release (reviewed)
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,21 @@ def _real_date(text: str) -> bool:
     return True
 
 
+BEFORE_RELEASE_HINT = (
+    "no one sells a part before it exists: check the date and the accelerator; when the source itself "
+    "dates it so (a year without a day, an estimate), say why in date_before_release for a maintainer to review"
+)
+
+
+def _before_release(doc, index: int, item: dict, accelerator: Accelerator) -> list[Problem]:
+    """A price dated before its accelerator's release date is refused, unless it says why."""
+    release = accelerator.release_date
+    if release is None or item["date"] >= release or item.get("date_before_release"):
+        return []
+    message = f"price dated {item['date']}, before {accelerator.id} was released ({release})"
+    return [doc.problem(("prices", index, "date"), message, BEFORE_RELEASE_HINT)]
+
+
 def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
     problems: list[Problem] = _unreal_dates(data)
     for name, key in (("rounds", "rounds"), ("benchmarks", "benchmarks"), ("accelerators", "accelerators")):
@@ -353,6 +369,8 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                 problems.append(
                     doc.problem(("prices", i, "unit"), "priced per core-hour but the accelerator has no cores_per_chip")
                 )
+            if item["accelerator"] in catalog.accelerators:
+                problems += _before_release(doc, i, item, catalog.accelerators[item["accelerator"]])
             if (item["tier"] == "purchase") != (item["unit"] == "chip"):
                 problems.append(
                     doc.problem(

@@ -1,6 +1,6 @@
 """What a pull request changes: every changed file accounted for (validated, failed, reported
-as misplaced, or ignored), and where each new or changed entry would rank if merged. Git is
-read, never written.
+as misplaced, or named with its kind), and where each new or changed entry would rank if
+merged. Git is read, never written.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
+from leaderboard.review import catalog_effect, changes
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import EntryDiff, shown
@@ -56,15 +57,17 @@ class Misplaced:
 
 @dataclass
 class PullRequestCheck:
-    """Every output starts with the changes to verified entries, then the other problems (both
-    fail the check), then the misplaced files (reported, not failed)."""
+    """Every output starts with the changed paths a code owner must review, then the changes to
+    verified entries, then the other problems (both fail the check), then the misplaced files
+    (reported, not failed)."""
 
     base: str
     changes: list[Change] = field(default_factory=list)  # the submission and catalog files validated
     verified_changes: list[Problem] = field(default_factory=list)  # changes to verified entries: fail first
     problems: list[Problem] = field(default_factory=list)
     misplaced: list[Misplaced] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
+    paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
+    catalog_effect: catalog_effect.CatalogEffect | None = None  # a catalog change: what it moves
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
@@ -155,8 +158,9 @@ def check_pull_request(
         why = _looks_meant_as_data(repo, change, (submissions, catalog), rounds)
         if why:
             result.misplaced.append(Misplaced(change.file, why))
-        else:
-            result.ignored.append(change.file)
+    result.paths = changes.changed_paths(repo, merge_base, submissions)
+    if any(p.kind == "catalog" for p in result.paths):
+        result.catalog_effect = catalog_effect.catalog_effect(repo, merge_base, catalog, submissions, today)
     if validation.catalog is None or validation.catalog.problems:
         return result
     # A duplicate's original stays in the ranking: only the changed file is set aside.
@@ -240,7 +244,8 @@ def _summary(check: PullRequestCheck) -> str:
 
 
 def as_text(check: PullRequestCheck) -> str:
-    lines = []
+    review_first, other_paths = changes.text_lines(check.paths)
+    lines = list(review_first)
     for problem in check.verified_changes:
         lines.append(problem.format())
     for problem in check.problems:
@@ -252,8 +257,7 @@ def as_text(check: PullRequestCheck) -> str:
     for diff in check.diffs:
         lines.append(f"{diff.status}: {diff.file}")
         lines += [f"  {c.path}: {shown(c.before)} -> {shown(c.after)}" for c in diff.fields]
-    for name in check.ignored:
-        lines.append(f"ignored (not a submission or catalog file): {name}")
+    lines += other_paths
     for p in check.previews:
         lines.append(f"{p.status}: {p.entry_id} ({p.file})")
         lines.append(
@@ -261,6 +265,8 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+    if check.catalog_effect is not None:
+        lines += catalog_effect.text_lines(check.catalog_effect, check.base)
     lines.append(_summary(check))
     return "\n".join(lines) + "\n"
 
@@ -275,7 +281,8 @@ def _escape_property(text: str) -> str:
 
 def as_github(check: PullRequestCheck) -> str:
     """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
-    lines = []
+    review_first, other_paths = changes.github_lines(check.paths, _escape_property, _escape_data)
+    lines = list(review_first)
     for problem in check.verified_changes + check.problems:
         props = [
             f"file={_escape_property(problem.file)}",
@@ -290,6 +297,7 @@ def as_github(check: PullRequestCheck) -> str:
         lines.append(f"::warning file={_escape_property(m.file)},title=Not checked::{_escape_data(text)}")
     for name in check.deleted:
         lines.append(f"::notice file={_escape_property(name)}::{_escape_data('entry deleted by this pull request')}")
+    lines += other_paths
     for p in check.previews:
         summary = "; ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items())
         lines.append(
@@ -298,6 +306,9 @@ def as_github(check: PullRequestCheck) -> str:
                 f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
             )
         )
+    if check.catalog_effect is not None:
+        files = [p.file for p in check.paths if p.kind == "catalog"]
+        lines += catalog_effect.github_lines(check.catalog_effect, check.base, files, _escape_property, _escape_data)
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -311,6 +322,8 @@ def _cell(text: str) -> str:
 def as_markdown(check: PullRequestCheck) -> str:
     """A pull-request comment body; the marker lets the workflow update its earlier comment."""
     out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
+    review_first, other_paths = changes.markdown_lines(check.paths, _cell)
+    out += review_first
     sections = (
         ("Changes to verified entries", check.verified_changes),
         ("Problems to fix before merging", check.problems),
@@ -354,5 +367,8 @@ def as_markdown(check: PullRequestCheck) -> str:
                 out.append(
                     f"| `{_cell(diff.file)}` | `{_cell(c.path)}` | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
                 )
+    out += other_paths
+    if check.catalog_effect is not None:
+        out += catalog_effect.markdown_lines(check.catalog_effect, check.base, _cell)
     out += ["", "Chip-hours and cost are derived numbers, not official MLPerf metrics."]
     return "\n".join(out) + "\n"

@@ -379,7 +379,9 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimport_confirmed: bool) -
     that looks meant as a submission (submission/, a round's folder, a submission's content) is
     reported as not checked; changed and deleted entries show every field before -> after, and
     a change to a verified result or its manifest fails unless it is a confirmed re-import. Each
-    new or changed entry's rank is printed. Exit 1 when a changed file is invalid.
+    new or changed entry's rank is printed. Every other changed path is named with its kind
+    (code, workflow, build, ...), those a code owner must review first. Exit 1 when a changed
+    file is invalid.
     """
     from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
 

@@ -185,6 +185,19 @@ def contributing() -> str:
         "its vendor, release date and memory, and the names MLPerf system files use for it as `aliases`.",
         "A new price needs its `source` URL and the `date` it was in force; never estimate one.",
         "",
+        "## What the check shows a reviewer",
+        "",
+        "Besides your entries, `check-pr` (and the bot's comment) names every path the pull request",
+        "changes outside `submissions/`, with its kind and how it changed. Code, workflows, build and",
+        'packaging files, lock files, schemas and `catalog/site.yaml` come first, under "Needs a code',
+        "owner's review\": they do not fail the check, but a code owner must approve them (a",
+        "`base_url` change is shown old -> new). A change to the catalog shows its effect: how many",
+        "results change cost, cost rank, chip-hours, verified status or rank on their board, the",
+        "ten largest cost moves, and every accelerator field and price changed. A price dated before",
+        "its accelerator's `release_date` fails unless `date_before_release` says why (a source that",
+        "gives only a year, say); a new price far from the part's other prices (below a third or",
+        "above three times their median) is flagged for the reviewer.",
+        "",
     ]
     return "\n".join(out)
 

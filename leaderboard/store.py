@@ -110,6 +110,11 @@ prices = sa.Table(
         "purchase prices).",
     ),
     _col("note", Text, "Remarks on the price."),
+    _col(
+        "date_before_release",
+        Text,
+        "Why the price is dated before its accelerator's release date (a reviewed reason); NULL for the others.",
+    ),
     comment="Every dated, sourced price of the catalog.",
 )
 results = sa.Table(

@@ -382,3 +382,90 @@ def test_tree_folders_and_logs_per_result(round_id):
     mapping = ROUNDS[round_id].get("benchmark_folders") or {}
     wrong = {d: n for (d, f), n in logs.items() if n != rounds_of(mapping.get(f, f))[round_id]["runs"]}
     assert wrong == {}
+
+
+# ---- prices: none dated before its part's release without a reviewed reason ----------------
+
+H100_PRICE = (
+    '  - {{accelerator: {accelerator}, provider: Cheap Cloud, tier: on-demand, usd: 0.05, unit: chip-hour, date: "{date}",'
+    ' source: "https://cheap.example/prices"{extra}}}\n'
+)
+BEFORE_RELEASE = [
+    # (accelerator, date, extra fields, the problem or None)
+    (
+        "h100-sxm5-80gb",
+        "2021-01-01",
+        "",
+        "$.prices[{i}].date: price dated 2021-01-01, before h100-sxm5-80gb was released (2022-09-20)",
+    ),
+    ("h100-sxm5-80gb", "2022-09-19", "", "price dated 2022-09-19, before h100-sxm5-80gb was released (2022-09-20)"),
+    ("h100-sxm5-80gb", "2022-09-20", "", None),  # on the day of its release
+    ("h100-sxm5-80gb", "2021-01-01", ', date_before_release: "the source gives the year only, 2022 in fact"', None),
+    ("tpu-v4", "2021-05-19", "", "price dated 2021-05-19, before tpu-v4 was released (2021-05-20)"),
+]
+
+
+@pytest.mark.parametrize("accelerator, date, extra, problem", BEFORE_RELEASE)
+def test_a_price_dated_before_its_parts_release_is_refused(tmp_path, accelerator, date, extra, problem):
+    import shutil
+
+    from leaderboard.catalog import load_catalog
+
+    shutil.copytree(CATALOG, tmp_path / "catalog", ignore=shutil.ignore_patterns("mlperf-logging", "rcp"))
+    prices = tmp_path / "catalog" / "prices.yaml"
+    text = prices.read_text()
+    prices.write_text(text + H100_PRICE.format(accelerator=accelerator, date=date, extra=extra))
+    index = len(yaml.safe_load(text)["prices"])
+    found = [p.format() for p in load_catalog(tmp_path / "catalog").problems]
+    if problem is None:
+        assert found == []
+    else:
+        line = text.count("\n") + 1
+        assert len(found) == 1 and found[0].startswith(f"{prices}:{line}:"), found
+        assert problem.format(i=index) in found[0]
+        assert "say why in date_before_release" in found[0]
+
+
+def test_the_shipped_prices_dated_before_release_each_say_why():
+    """The four shipped prices dated before their part's release were looked into: The Next
+    Platform gives a year only (Epoch AI dates it 1 July), and one is Epoch AI's estimate."""
+    accelerators = {a["id"]: a for a in yaml.safe_load((CATALOG / "accelerators.yaml").read_text())["accelerators"]}
+    early = []
+    for name in ("prices.yaml", "prices-epoch.yaml"):
+        for price in yaml.safe_load((CATALOG / name).read_text())["prices"]:
+            release = accelerators[price["accelerator"]].get("release_date")
+            if release and price["date"] < release:
+                early.append((name, price["accelerator"], price["date"], bool(price.get("date_before_release"))))
+    assert early == [
+        ("prices.yaml", "a100-sxm4-80gb", "2020-07-01", True),
+        ("prices-epoch.yaml", "a100-sxm4-80gb", "2020-07-01", True),
+        ("prices-epoch.yaml", "k40", "2012-07-01", True),
+        ("prices-epoch.yaml", "tpu-v5e", "2023-08-15", True),
+    ]
+
+
+def test_the_price_importer_skips_a_row_dated_before_release_that_no_one_explained(tmp_path):
+    from leaderboard.catalog import load_catalog
+    from leaderboard.importers.prices import import_prices
+
+    table = tmp_path / "prices.csv"
+    table.write_text(
+        "Price source,Price date,Hardware model,Manufacturer,Vendor,Location,Price per chip-hour (on-demand),"
+        "Price per chip-hour (1-year CUD),Price per chip-hour (3-year CUD),Price (hardware purchase),Notes\n"
+        "https://cheap.example/,2021-01-01,NVIDIA H100 SXM5 80GB,NVIDIA,Cheap Cloud,,0.05,,,,\n"
+        "https://cheap.example/,2023-01-01,NVIDIA H100 SXM5 80GB,NVIDIA,Cheap Cloud,,2.5,,,,\n"
+    )
+    result = import_prices(table, load_catalog(CATALOG))
+    assert [p["date"] for p in result.prices] == ["2023-01-01"]
+    assert [s.reason for s in result.skipped] == [
+        "on-demand: dated 2021-01-01, before h100-sxm5-80gb was released (2022-09-20)"
+    ]
+
+
+def test_the_reasons_reach_the_prices_table():
+    from leaderboard.catalog import load_catalog
+    from leaderboard.store import catalog_rows, prices
+
+    rows = catalog_rows(load_catalog(CATALOG))["prices"]
+    assert {key for row in rows for key in row} == {column.name for column in prices.columns}
+    assert sum(row["date_before_release"] is not None for row in rows) == 4

@@ -125,15 +125,15 @@ def test_deleted_entry_is_reported(repo):
     assert "::notice file=submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml::entry deleted" in github.out
 
 
-def test_files_elsewhere_that_are_not_submissions_are_ignored(repo):
+def test_files_elsewhere_that_are_not_submissions_are_named_with_their_kind(repo):
     (repo / "README.md").write_text("changed\n")
     (repo / "elsewhere").mkdir()
     (repo / "elsewhere/notes.yaml").write_text("not: a submission\n")
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 0, result.out
-    for name in ("README.md", "elsewhere/notes.yaml"):
-        assert f"ignored (not a submission or catalog file): {name}" in result.out
+    for name, kind in (("README.md", "docs, modified"), ("elsewhere/notes.yaml", "other, added")):
+        assert f"changed outside submissions/ ({kind}): {name}" in result.out
     assert "0 changed files checked" in result.out
 
 

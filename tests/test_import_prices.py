@@ -52,7 +52,7 @@ SMALL_TABLE = [
     },
     {
         "Price source": "https://aws.example/p2 copy copy",
-        "Price date": "2017-02-10",
+        "Price date": "2017-08-10",  # after the V100's release (2017-06-21): earlier would be skipped
         "Hardware model": "NVIDIA Tesla V100 SXM2",
         "Manufacturer": "NVIDIA",
         "Vendor": "Amazon Web Services",

@@ -1,0 +1,352 @@
+"""What a catalog change does: every submission's rows built with the base branch's catalog and
+with the pull request's, and how many results change cost, cost rank, chip-hours, verified
+status or board, the largest moves listed; new prices far from their part's other prices.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+import statistics
+import subprocess
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
+from leaderboard.normalize import DEFAULT_TIER, TIERS, competition_ranks, usd_per_chip_hour
+from leaderboard.problems import plural
+from leaderboard.rows import TableRows, table_rows
+from leaderboard.validate import entries_in
+
+LARGEST = 10  # the moves listed, by relative change of on-demand cost
+# A new price below a third or above three times the median of its part's other prices of the
+# same tier (per chip-hour, or per chip for purchase) is flagged for the reviewer, not failed:
+# real prices spread that far too (34 of the 827 shipped ones, against the others: marketplaces,
+# old parts' fallen purchase prices), while a typo or an invented price is usually off by more.
+FAR_FACTOR = 3.0
+ACCELERATOR_FIELDS = tuple(f.name for f in fields(Accelerator))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One result's on-demand cost before -> after the catalog change, and its cost rank."""
+
+    entry_id: str
+    group: str  # round / benchmark / division
+    before: float | None
+    after: float | None
+    rank_before: int | None
+    rank_after: int | None
+
+    @property
+    def factor(self) -> float:
+        """after / before; infinite when a cost appears or disappears."""
+        if self.before is None or self.after is None or self.before == 0:
+            return math.inf
+        return self.after / self.before
+
+
+@dataclass(frozen=True)
+class FarPrice:
+    """A price the pull request adds far from the same part's other prices of its tier."""
+
+    price: Price
+    amount: float  # per chip-hour, or per chip for purchase
+    median: float
+    others: int
+
+
+@dataclass
+class CatalogEffect:
+    """Counts of results whose derived numbers change, the largest cost moves, and what changed
+    in the catalog's own records (accelerators, prices)."""
+
+    results: int = 0  # results valid with either catalog
+    cost: dict[str, int] = field(default_factory=dict)  # tier -> results whose cost in that tier changes
+    cost_rank: int = 0
+    cost_or_rank: int = 0  # results whose on-demand cost or cost rank changes (either moves them on the board)
+    chip_hours: int = 0
+    verified: int = 0
+    rank: int = 0  # rank on its board (round x benchmark x division, by the round kind's metric)
+    left: list[str] = field(default_factory=list)  # valid with the base's catalog only
+    joined: list[str] = field(default_factory=list)  # valid with the pull request's catalog only
+    largest: list[Move] = field(default_factory=list)
+    accelerators: list[str] = field(default_factory=list)  # "h100-sxm5-80gb: release_date A -> B (412 results)"
+    prices_added: list[Price] = field(default_factory=list)
+    prices_removed: list[Price] = field(default_factory=list)
+    far_prices: list[FarPrice] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _group(row: dict) -> tuple[str, str, str]:
+    return (row["round"], row["benchmark"], row["division"])
+
+
+def cost_ranks(rows: Sequence[dict]) -> dict[str, int | None]:
+    """Each result's rank by on-demand cost within its round x benchmark x division (None without a cost)."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(_group(row), []).append(row)
+    ranks: dict[str, int | None] = {}
+    for group in groups.values():
+        for row, rank in zip(group, competition_ranks([r["cost_usd"] for r in group]), strict=True):
+            ranks[row["entry_id"]] = rank
+    return ranks
+
+
+def _size(move: Move) -> float:
+    """How far a cost moved, either way: |log(after / before)|, infinite when it appears or goes."""
+    return abs(math.log(move.factor)) if math.isfinite(move.factor) and move.factor > 0 else math.inf
+
+
+def compare(before: TableRows, after: TableRows, largest: int = LARGEST) -> CatalogEffect:
+    """What moved between the rows built with the base's catalog and with the pull request's."""
+    old = {r["entry_id"]: r for r in before.results}
+    new = {r["entry_id"]: r for r in after.results}
+    old_costs = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in before.costs}
+    new_costs = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in after.costs}
+    old_ranks, new_ranks = cost_ranks(before.results), cost_ranks(after.results)
+    both = sorted(old.keys() & new.keys())
+    effect = CatalogEffect(results=len(old.keys() | new.keys()))
+    effect.left = sorted(old.keys() - new.keys())
+    effect.joined = sorted(new.keys() - old.keys())
+    effect.cost = {
+        tier: sum(not _close(old_costs.get((e, tier)), new_costs.get((e, tier))) for e in both) for tier in TIERS
+    }
+    effect.cost_rank = sum(old_ranks[e] != new_ranks[e] for e in both)
+    effect.cost_or_rank = sum(
+        old_ranks[e] != new_ranks[e] or not _close(old[e]["cost_usd"], new[e]["cost_usd"]) for e in both
+    )
+    effect.chip_hours = sum(not _close(old[e]["chip_hours"], new[e]["chip_hours"]) for e in both)
+    effect.verified = sum(old[e]["verified"] != new[e]["verified"] for e in both)
+    effect.rank = sum(old[e]["rank"] != new[e]["rank"] for e in both)
+    moves = [
+        Move(
+            e,
+            " / ".join(_group(new[e])),
+            old[e]["cost_usd"],
+            new[e]["cost_usd"],
+            old_ranks[e],
+            new_ranks[e],
+        )
+        for e in both
+        if not _close(old[e]["cost_usd"], new[e]["cost_usd"])
+    ]
+    # Equal factors (a price that moves every result of a part alike) list the biggest dollar moves first.
+    moves.sort(key=lambda m: (-round(_size(m), 9), -abs((m.after or 0) - (m.before or 0)), m.entry_id))
+    effect.largest = moves[:largest]
+    return effect
+
+
+def accelerator_changes(before: Catalog, after: Catalog, results: dict[str, int]) -> list[str]:
+    """'id: field A -> B, ... (N results)' for each accelerator added, removed or changed;
+    `results` counts the results on each part."""
+    lines = []
+    for key in sorted(before.accelerators.keys() | after.accelerators.keys()):
+        old, new = before.accelerators.get(key), after.accelerators.get(key)
+        used = f" ({plural(results.get(key, 0), 'result')})"
+        if old is None or new is None:
+            lines.append(f"{key}: {'added' if old is None else 'removed'}{used}")
+            continue
+        diffs = [
+            f"{name} {getattr(old, name)!r} -> {getattr(new, name)!r}"
+            for name in ACCELERATOR_FIELDS
+            if getattr(old, name) != getattr(new, name)
+        ]
+        if diffs:
+            lines.append(f"{key}: {'; '.join(diffs)}{used}")
+    return lines
+
+
+def _amount(price: Price, catalog: Catalog) -> float | None:
+    accelerator = catalog.accelerators.get(price.accelerator)
+    if accelerator is None:
+        return None
+    return price.usd if price.tier == "purchase" else usd_per_chip_hour(price, accelerator)
+
+
+def far_prices(added: Sequence[Price], catalog: Catalog, factor: float = FAR_FACTOR) -> list[FarPrice]:
+    """The added prices below 1/factor or above factor times the median of the same part's other
+    prices of the same tier (hourly prices compared per chip-hour)."""
+    found = []
+    for price in added:
+        amount = _amount(price, catalog)
+        others = [
+            a
+            for p in catalog.prices
+            if p.accelerator == price.accelerator and p.tier == price.tier and p is not price and p not in added
+            for a in [_amount(p, catalog)]
+            if a is not None and math.isfinite(a)
+        ]
+        if amount is None or not others:
+            continue
+        median = statistics.median(others)
+        if amount < median / factor or amount > median * factor:
+            found.append(FarPrice(price, amount, median, len(others)))
+    return found
+
+
+# ---- building both sides -----------------------------------------------------------------------
+
+
+def base_catalog(repo: Path, revision: str, catalog: str, into: Path) -> Path:
+    """The catalog folder as it is at `revision`, written under `into` (git archive)."""
+    done = subprocess.run(
+        ["git", "archive", "--format=tar", revision, "--", catalog], cwd=repo, capture_output=True, check=False
+    )
+    target = into / "base"
+    target.mkdir(parents=True, exist_ok=True)
+    if done.returncode == 0:
+        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+            archive.extractall(target, filter=_files_and_folders)
+    return target / catalog
+
+
+def _files_and_folders(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+    """Regular files and folders only, each inside the destination (tarfile's data filter): a
+    link in the base's catalog is left out rather than followed."""
+    return tarfile.data_filter(member, path) if member.isfile() or member.isdir() else None
+
+
+def rows_with(catalog: Catalog, submissions: Path, repo: Path, today: dt.date) -> TableRows:
+    """Every valid entry of the submissions tree checked against `catalog`, normalized into rows."""
+    return table_rows(entries_in(submissions, catalog, today), catalog, base=repo)
+
+
+def catalog_effect(
+    repo: Path,
+    revision: str,
+    catalog: str = "catalog",
+    submissions: str = "submissions",
+    today: dt.date | None = None,
+) -> CatalogEffect:
+    """The effect of the working tree's catalog against the one at `revision`, over every
+    submission of the working tree (the same submissions on both sides)."""
+    start = time.monotonic()
+    today = today or dt.datetime.now(dt.UTC).date()
+    with tempfile.TemporaryDirectory(prefix="leaderboard-base-catalog-") as folder:
+        before_catalog = load_catalog(base_catalog(repo, revision, catalog, Path(folder)))
+        before = rows_with(before_catalog, repo / submissions, repo, today)
+    after_catalog = load_catalog(repo / catalog)
+    after = rows_with(after_catalog, repo / submissions, repo, today)
+    effect = compare(before, after)
+    on_part: dict[str, int] = {}
+    for row in after.results + [r for r in before.results if r["entry_id"] in set(effect.left)]:
+        on_part[row["accelerator"]] = on_part.get(row["accelerator"], 0) + 1
+    effect.accelerators = accelerator_changes(before_catalog, after_catalog, on_part)
+    old_prices, new_prices = set(before_catalog.prices), set(after_catalog.prices)
+    effect.prices_added = [p for p in after_catalog.prices if p not in old_prices]
+    effect.prices_removed = [p for p in before_catalog.prices if p not in new_prices]
+    effect.far_prices = far_prices(effect.prices_added, after_catalog)
+    effect.seconds = time.monotonic() - start
+    return effect
+
+
+# ---- output (check-pr's three formats) ----------------------------------------------------------
+
+
+def _money(value: float | None) -> str:
+    return "no cost" if value is None else f"${value:,.2f}"
+
+
+def _rank(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _factor(move: Move) -> str:
+    return "" if not math.isfinite(move.factor) else f" (x{move.factor:.3g})"
+
+
+def _price(price: Price) -> str:
+    return f"{price.accelerator} {price.tier} ${price.usd:g} per {price.unit}, {price.date}, {price.provider}"
+
+
+def _far(far: FarPrice) -> str:
+    unit = "chip" if far.price.tier == "purchase" else "chip-hour"
+    ratio = far.amount / far.median
+    return (
+        f"{_price(far.price)}: ${far.amount:,.4g} per {unit} is {ratio:.3g}x the median ${far.median:,.4g} "
+        f"of its {far.others} other {far.price.tier} prices (flagged beyond {FAR_FACTOR:g}x either way)"
+    )
+
+
+def summary_lines(effect: CatalogEffect, base: str) -> list[str]:
+    """The counts, one fact a line, as text."""
+    other_tiers = ", ".join(f"{tier} {effect.cost[tier]:,}" for tier in TIERS if tier != DEFAULT_TIER)
+    return [
+        f"results compared: {effect.results:,} (every submission, with {base}'s catalog and with this "
+        f"pull request's, in {effect.seconds:.1f} s)",
+        f"cost on demand changes for {plural(effect.cost.get(DEFAULT_TIER, 0), 'result')} (other tiers: {other_tiers})",
+        f"cost rank changes for {plural(effect.cost_rank, 'result')}; cost or cost rank for "
+        f"{plural(effect.cost_or_rank, 'result')}",
+        f"chip-hours change for {plural(effect.chip_hours, 'result')}",
+        f"verified status changes for {plural(effect.verified, 'result')}",
+        f"rank on its board changes for {plural(effect.rank, 'result')}",
+        f"valid with {base}'s catalog only (leave the boards): {len(effect.left):,}; "
+        f"with this pull request's only (join them): {len(effect.joined):,}",
+    ]
+
+
+def text_lines(effect: CatalogEffect, base: str) -> list[str]:
+    lines = ["catalog change: its effect on the results"]
+    lines += [f"  {line}" for line in summary_lines(effect, base)]
+    if effect.largest:
+        lines.append(f"  largest cost moves (on demand, top {len(effect.largest)}):")
+        lines += [
+            f"    {m.entry_id}: {_money(m.before)} -> {_money(m.after)}{_factor(m)}, "
+            f"cost rank {_rank(m.rank_before)} -> {_rank(m.rank_after)} in {m.group}"
+            for m in effect.largest
+        ]
+    lines += [f"  accelerator {line}" for line in effect.accelerators]
+    lines += [f"  price added: {_price(p)}" for p in effect.prices_added]
+    lines += [f"  price removed: {_price(p)}" for p in effect.prices_removed]
+    lines += [f"  price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
+    return lines
+
+
+def github_lines(
+    effect: CatalogEffect, base: str, files: list[str], prop: Callable[[str], str], data: Callable[[str], str]
+) -> list[str]:
+    """A notice with the counts on each changed catalog file, a warning per far price."""
+    summary = "; ".join(summary_lines(effect, base)[1:])
+    lines = [
+        f"::notice file={prop(name)},title={prop('Effect of the catalog change')}::{data(summary)}" for name in files
+    ]
+    lines += [f"::warning title={prop('Price far from the others')}::{data(_far(f))}" for f in effect.far_prices]
+    return lines
+
+
+def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str]) -> list[str]:
+    out = ["", "### Effect of the catalog change", ""]
+    out += [f"- {cell(line)}" for line in summary_lines(effect, base)]
+    if effect.largest:
+        out += [
+            "",
+            f"Largest cost moves (on demand, top {len(effect.largest)}):",
+            "",
+            "| entry | round / benchmark / division | cost before → after | cost rank before → after |",
+            "|---|---|---|---|",
+        ]
+        out += [
+            f"| `{cell(m.entry_id)}` | {cell(m.group)} | {cell(_money(m.before))} → {cell(_money(m.after))}"
+            f"{cell(_factor(m))} | {_rank(m.rank_before)} → {_rank(m.rank_after)} |"
+            for m in effect.largest
+        ]
+    details = [f"accelerator {line}" for line in effect.accelerators]
+    details += [f"price added: {_price(p)}" for p in effect.prices_added]
+    details += [f"price removed: {_price(p)}" for p in effect.prices_removed]
+    details += [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
+    if details:
+        out += [""] + [f"- {cell(line)}" for line in details]
+    return out
