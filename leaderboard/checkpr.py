@@ -371,6 +371,9 @@ def as_markdown(check: PullRequestCheck) -> str:
                 f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
                 f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
             )
+    if any(v.lines() for v in check.plausibility):
+        out += ["", "### Plausibility: what each result was compared with", ""]
+        out += [f"- `{_cell(v.entry_id)}`: {_cell('; '.join(v.lines()))}" for v in check.plausibility if v.lines()]
     if _overridden(check):
         out += ["", "### Let through by a plausibility override", "", "| entry | finding | reason | approved by |"]
         out += ["|---|---|---|---|"]

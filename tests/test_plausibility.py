@@ -7,9 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import ROOT, SHARED_DATA, run_cli
 
 from leaderboard.catalog import Catalog, Override, PeakRate, TrainingCompute
+from leaderboard.files import dump_yaml
 from leaderboard.importers import compute
 from leaderboard.review import plausibility
 from leaderboard.review.plausibility import ComputeFloor, Verdict, reference_chips
@@ -123,6 +125,24 @@ def test_an_override_lets_a_finding_through_and_keeps_it():
     assert Verdict("a", "f", None, floor).fails
     overridden = Verdict("a", "f", None, floor, Override("a", "measured twice, logs attached", "maintainer"))
     assert not overridden.fails and overridden.findings
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (row(), ()),  # a verified neighbour and a peak rate: everything compared
+        (row(accelerator="mystery"), ("no verified bert result on mystery (closed) to compare with",
+                                      "no peak FLOP/s for mystery in catalog/compute-epoch.yaml: no compute floor")),
+        (row(benchmark="language", model_name="GPT-Y"), ("no verified language result on h100 (closed) to compare with",
+                                                         "no training compute known for model 'GPT-Y': no compute floor")),
+        (row(benchmark="language", model_name="GPT-X"), ("no verified language result on h100 (closed) to compare with",)),
+    ],
+)  # fmt: skip
+def test_what_could_not_be_compared_is_said(result, expected):
+    verified = [row("v/a/b", minutes=60, verified=True)]
+    (verdict,) = plausibility.check([*verified, result], [result["entry_id"]], catalog_with(**{"GPT-X": 1e19}))
+    assert verdict.not_compared == expected
+    assert not verdict.fails
 
 
 def test_verified_results_are_not_checked_they_are_the_evidence():
@@ -353,6 +373,30 @@ def test_an_honest_self_reported_run_passes_and_shows_its_comparison(repo):
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 0, result.out
     assert "compute floor: peak 3.12e14 FLOP/s" in result.out and ": enough" in result.out
+
+
+def test_a_verified_result_copied_with_its_minutes_halved_fails(repo):
+    """Issue 22's first case: a verified GB200 RetinaNet file under a new name, minutes halved."""
+    data = yaml.safe_load((repo / "submissions/mlperf-training-v5.0/dell/1xXE9712x4GB200-retinanet.yaml").read_text())
+    data["submitter"], data["system"]["name"] = "Dell Labs", "forged"
+    data["result"]["minutes"] /= 2
+    data["result"]["runs_minutes"] = [m / 2 for m in data["result"]["runs_minutes"]]
+    forged = dump_yaml(data)
+    submit(repo, "mlperf-training-v5.0/dell-labs/1xXE9712x4GB200-retinanet.yaml", forged)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1
+    assert "implausibly fast per chip: 4 gb200" in result.out and "2x better per chip; limit 1.5x better" in result.out
+
+
+def test_a_result_with_nothing_to_compare_with_passes_and_says_so(repo):
+    text = BERT.replace("h100-sxm5-80gb", "rtx-pro-6000-server").replace("minutes: 0.053", "minutes: 400")
+    submit(repo, "mlperf-training-v4.0/fast-labs/bert-8.yaml", text)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 0, result.out
+    assert "  not compared: no verified bert result on rtx-pro-6000-server (closed) to compare with" in result.out
+    assert "  not compared: no peak FLOP/s for rtx-pro-6000-server in catalog/compute-epoch.yaml" in result.out
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
+    assert "### Plausibility: what each result was compared with" in markdown
 
 
 def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(repo):

@@ -100,6 +100,7 @@ class Verdict:
     per_chip: PerChip | None
     floor: ComputeFloor | None
     override: Override | None = None
+    not_compared: tuple[str, ...] = ()  # why a comparison could not be made: shown, never failed
 
     @property
     def findings(self) -> list[str]:
@@ -122,7 +123,7 @@ class Verdict:
             lines.append(f"per chip: {self.per_chip.describe()}")
         if self.floor is not None:
             lines.append(f"compute floor: {self.floor.describe()}")
-        return lines
+        return lines + [f"not compared: {why}" for why in self.not_compared]
 
 
 def reference_chips(chips: float, verified_chips: Iterable[float]) -> float | None:
@@ -209,16 +210,37 @@ def check(rows: Sequence[dict], entry_ids: Iterable[str], catalog: Catalog) -> l
         if row["entry_id"] not in wanted or row["verified"]:
             continue
         group = by_group.get((row["benchmark"], row["accelerator"], row["division"]), [])
+        verified_of_benchmark = by_benchmark.get(row["benchmark"], [])
         verdicts.append(
             Verdict(
                 row["entry_id"],
                 row["file"],
                 per_chip(row, group),
-                compute_floor(row, by_benchmark.get(row["benchmark"], []), catalog),
+                compute_floor(row, verified_of_benchmark, catalog),
                 catalog.plausibility_overrides.get(row["entry_id"]),
+                not_compared(row, group, verified_of_benchmark, catalog),
             )
         )
     return verdicts
+
+
+def not_compared(
+    row: dict, group: Sequence[dict], verified_of_benchmark: Sequence[dict], catalog: Catalog
+) -> tuple[str, ...]:
+    """Why a result escapes a comparison (a reviewer should know what was not checked)."""
+    why = []
+    if not [v for v in group if v["entry_id"] != row["entry_id"]]:
+        why.append(f"no verified {row['benchmark']} result on {row['accelerator']} ({row['division']}) to compare with")
+    if row["accelerator"] not in catalog.peak_flop_s:
+        why.append(f"no peak FLOP/s for {row['accelerator']} in catalog/compute-epoch.yaml: no compute floor")
+    elif needed_flop(row, verified_of_benchmark, catalog) is None:
+        model = row.get("model_name")
+        why.append(
+            f"no training compute known for model {model!r}: no compute floor"
+            if model
+            else f"no verified {row['benchmark']} result and no model name: no compute floor"
+        )
+    return tuple(why)
 
 
 def _times(ratio: float) -> str:
