@@ -14,7 +14,7 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
-from leaderboard.review import catalog_effect, changes
+from leaderboard.review import catalog_effect, changes, plausibility
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import EntryDiff, shown
@@ -71,6 +71,7 @@ class PullRequestCheck:
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
+    plausibility: list[plausibility.Verdict] = field(default_factory=list)  # each new or changed result's comparisons
 
     @property
     def ok(self) -> bool:
@@ -168,7 +169,16 @@ def check_pull_request(
     rows = table_rows(validation.entries + originals, validation.catalog, base=repo).results
     status = {c.file: c.status for c in result.changes}
     result.previews = [_preview(row, rows, status[row["file"]]) for row in rows if row["file"] in touched]
+    result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog)
+    result.problems += [_implausible(repo, verdict) for verdict in result.plausibility if verdict.fails]
     return result
+
+
+def _implausible(repo: Path, verdict: plausibility.Verdict) -> Problem:
+    """The problem of a result that fails the plausibility check, on its result.minutes line."""
+    line, col = load(repo / verdict.file, display=verdict.file).where(("result", "minutes"))
+    message = "; ".join(verdict.findings)
+    return Problem(verdict.file, line, col, "$.result.minutes", message, plausibility.HINT)
 
 
 def _looks_meant_as_data(repo: Path, change: Change, folders: tuple[str, ...], rounds: set[str]) -> str | None:
@@ -265,6 +275,11 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+        lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
+    for verdict in _overridden(check):
+        lines.append(f"plausibility override: {verdict.entry_id} ({verdict.file})")
+        lines += [f"  {finding}" for finding in verdict.findings]
+        lines.append(f"  let through: {verdict.override.reason} (approved by {verdict.override.approved_by})")
     if check.catalog_effect is not None:
         lines += catalog_effect.text_lines(check.catalog_effect, check.base)
     lines.append(_summary(check))
@@ -306,10 +321,20 @@ def as_github(check: PullRequestCheck) -> str:
                 f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
             )
         )
+    for verdict in _overridden(check):
+        text = "; ".join(verdict.findings) + f"; let through: {verdict.override.reason}"
+        lines.append(
+            f"::warning file={_escape_property(verdict.file)},title=Plausibility override::{_escape_data(text)}"
+        )
     if check.catalog_effect is not None:
         files = [p.file for p in check.paths if p.kind == "catalog"]
         lines += catalog_effect.github_lines(check.catalog_effect, check.base, files, _escape_property, _escape_data)
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _overridden(check: PullRequestCheck) -> list[plausibility.Verdict]:
+    """Implausible results that an override lets through: shown with its reason, never silently."""
+    return [v for v in check.plausibility if v.findings and v.override is not None]
 
 
 MARKER = "<!-- leaderboard-check-pr -->"
@@ -357,6 +382,17 @@ def as_markdown(check: PullRequestCheck) -> str:
                 f"| `{_cell(p.entry_id)}` ({p.status}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
                 f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
                 f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
+            )
+    if any(v.lines() for v in check.plausibility):
+        out += ["", "### Plausibility: what each result was compared with", ""]
+        out += [f"- `{_cell(v.entry_id)}`: {_cell('; '.join(v.lines()))}" for v in check.plausibility if v.lines()]
+    if _overridden(check):
+        out += ["", "### Let through by a plausibility override", "", "| entry | finding | reason | approved by |"]
+        out += ["|---|---|---|---|"]
+        for v in _overridden(check):
+            out.append(
+                f"| `{_cell(v.entry_id)}` | {_cell('; '.join(v.findings))} | {_cell(v.override.reason)} | "
+                f"{_cell(v.override.approved_by)} |"
             )
     if check.deleted:
         out += ["", "### Deleted entries", ""] + [f"- `{_cell(name)}`" for name in check.deleted]

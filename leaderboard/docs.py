@@ -199,7 +199,53 @@ def contributing() -> str:
         "above three times their median) is flagged for the reviewer.",
         "",
     ]
+    out += _plausibility()
     return "\n".join(out)
+
+
+def _plausibility() -> list[str]:
+    """CONTRIBUTING's section on check-pr's plausibility check, its numbers from the check itself."""
+    from leaderboard.review.plausibility import FLOOR_MARGIN, OVERRIDES, PER_CHIP_LIMIT
+
+    return [
+        "## Plausibility: what a new result is compared with",
+        "",
+        "`check-pr` compares every new or changed result that is not verified, prints each comparison under",
+        "its rank preview, and fails a result that is far outside (the comparison is the message):",
+        "",
+        "- **Per chip, with the verified results** of its benchmark, accelerator and division: its chip-hours",
+        "  against the fewest of any verified result at the nearest verified chip count at or below its own",
+        "  (chip-hours grow with scale: a result may beat a larger run per chip, not a smaller one). Below",
+        "  every verified scale it is compared with the smallest one above, the limit widened by the square",
+        f"  root of the scale between them. More than {PER_CHIP_LIMIT:g}x better per chip fails.",
+        "- **The compute floor**: what its chips could compute in its time (peak FLOP/s x chips x seconds)",
+        "  must reach what its training needs. Peak FLOP/s per chip come from Epoch AI's hardware database",
+        "  (`catalog/compute-epoch.yaml`, by `leaderboard import-flops`: the fastest dense tensor FP16/BF16,",
+        "  FP16 or FP32 rate, never FP8 or sparse). What the training needs: for a benchmark with verified",
+        "  results, the smallest peak FLOP x chip-seconds any of them needed, divided by",
+        f"  {FLOOR_MARGIN:g} (new software and FP8 have halved it between rounds, not more); for a published",
+        "  run, the training compute (for a fine-tuned model, the fine-tuning compute) that Epoch AI's",
+        "  Notable AI Models database gives for its `model.name`.",
+        "",
+        "Verified results are not checked: they are recomputed from the published logs and are what the",
+        "others are compared with. Checked as if self-reported, fewer than 1% of them would fail (real leaps:",
+        "a round's new software, a rule change); a test keeps it so.",
+        "",
+        "**Overrides.** A result that is right although it fails can ask for an override in its pull",
+        f"request: an entry in `{OVERRIDES}`.",
+        "",
+        "```yaml",
+        "  - entry_id: <round>/<submitter-slug>/<entry>",
+        "    reason: what makes the numbers right, with the evidence (logs, a paper, a reproduction)",
+        "    approved_by: <the maintainer who reviewed it>",
+        '    approved_on: "YYYY-MM-DD"',
+        "```",
+        "",
+        "The file is under `catalog/`, which CODEOWNERS gives to the maintainers: the pull request cannot",
+        "merge until one of them approves it and names themselves in `approved_by`. The result then passes,",
+        "but `check-pr` still prints the comparison and the reason, in its output and in the bot's comment.",
+        "",
+    ]
 
 
 def render(text: str) -> str:

@@ -1,0 +1,254 @@
+"""Whether a new or changed result is plausible: compared per chip with the verified results of its
+benchmark and accelerator, and with the compute floor of its model (pure functions over rows and the catalog).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from leaderboard.catalog import Catalog, Override, PeakRate
+
+# A result may be at most this much better per chip (fewer chip-hours) than the best verified
+# result of its benchmark, accelerator and division at the nearest chip count.
+PER_CHIP_LIMIT = 1.5
+# Where no database gives a benchmark's training compute, it is derived from the verified results:
+# the smallest peak FLOP x chip-seconds any of them needed, divided by this margin (a newer round or
+# FP8 training has needed up to about half of what the best earlier verified result did).
+FLOOR_MARGIN = 2.0
+OVERRIDES = "catalog/plausibility-overrides.yaml"
+HINT = (
+    f"if the numbers are right, ask for an override: add the entry to {OVERRIDES} with the evidence; "
+    "a maintainer (CODEOWNERS) must approve it"
+)
+
+
+@dataclass(frozen=True)
+class PerChip:
+    """A result's chip-hours beside the best verified result at the nearest chip count."""
+
+    chips: float
+    minutes: float
+    chip_hours: float
+    accelerator: str
+    best_entry_id: str
+    best_chips: float
+    best_minutes: float
+    best_chip_hours: float
+    compared: int  # verified results at that chip count
+
+    @property
+    def ratio(self) -> float:
+        """How many times better per chip than the best verified result (above 1: better)."""
+        return self.best_chip_hours / self.chip_hours if self.chip_hours > 0 else float("inf")
+
+    @property
+    def limit(self) -> float:
+        """PER_CHIP_LIMIT at or above the verified scale; below it, a smaller run may be better per
+        chip by the square root of the scale between them (4x fewer chips: 2x the limit)."""
+        return PER_CHIP_LIMIT * max(1.0, (self.best_chips / self.chips) ** 0.5) if self.chips > 0 else PER_CHIP_LIMIT
+
+    @property
+    def implausible(self) -> bool:
+        return self.ratio > self.limit
+
+    def describe(self) -> str:
+        return (
+            f"{self.chips:g} {self.accelerator}, {self.minutes:g} min = {self.chip_hours:.3g} chip-hours; "
+            f"best verified on {self.accelerator} at {self.best_chips:g} chips "
+            f"(of {self.compared} verified there): {self.best_chip_hours:.3g} chip-hours "
+            f"({self.best_entry_id}, {self.best_minutes:g} min): {_times(self.ratio)} "
+            f"{'better' if self.ratio >= 1 else 'worse'} per chip; limit {self.limit:.3g}x better"
+        )
+
+
+@dataclass(frozen=True)
+class ComputeFloor:
+    """The most the chips could compute in the time (peak x chips x seconds) against what the
+    training needs at least."""
+
+    peak: PeakRate
+    chips: float
+    seconds: float
+    needed_flop: float
+    source: str
+
+    @property
+    def available_flop(self) -> float:
+        return self.peak.flop_s * self.chips * self.seconds
+
+    @property
+    def implausible(self) -> bool:
+        return self.available_flop < self.needed_flop
+
+    def describe(self) -> str:
+        shortfall = self.needed_flop / self.available_flop if self.available_flop > 0 else float("inf")
+        verdict = f"{_times(shortfall)} too little" if self.implausible else "enough"
+        return (
+            f"peak {_sci(self.peak.flop_s)} FLOP/s ({self.peak.precision}, {self.peak.hardware}) x {self.chips:g} chips "
+            f"x {_sci(self.seconds)} s = {_sci(self.available_flop)} FLOP; the training needs at least "
+            f"{_sci(self.needed_flop)} FLOP ({self.source}): {verdict}"
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One new or changed result: its comparisons, and the override that lets it through."""
+
+    entry_id: str
+    file: str
+    per_chip: PerChip | None
+    floor: ComputeFloor | None
+    override: Override | None = None
+    not_compared: tuple[str, ...] = ()  # why a comparison could not be made: shown, never failed
+
+    @property
+    def findings(self) -> list[str]:
+        """What is implausible about the result, each with its comparison."""
+        found = []
+        if self.per_chip is not None and self.per_chip.implausible:
+            found.append(f"implausibly fast per chip: {self.per_chip.describe()}")
+        if self.floor is not None and self.floor.implausible:
+            found.append(f"below the compute floor: {self.floor.describe()}")
+        return found
+
+    @property
+    def fails(self) -> bool:
+        return bool(self.findings) and self.override is None
+
+    def lines(self) -> list[str]:
+        """Every comparison made, failing or not."""
+        lines = []
+        if self.per_chip is not None:
+            lines.append(f"per chip: {self.per_chip.describe()}")
+        if self.floor is not None:
+            lines.append(f"compute floor: {self.floor.describe()}")
+        return lines + [f"not compared: {why}" for why in self.not_compared]
+
+
+def reference_chips(chips: float, verified_chips: Iterable[float]) -> float | None:
+    """The verified chip count to compare with: the largest at or below `chips` (chip-hours
+    usually grow with scale, so a result may beat a larger-scale one per chip, not a smaller
+    one); with none there, the smallest above (a result below every verified scale is compared
+    with the nearest). None when there are no verified results."""
+    counts = set(verified_chips)
+    below = [c for c in counts if c <= chips]
+    if below:
+        return max(below)
+    return min(counts) if counts else None
+
+
+def per_chip(row: dict, verified: Sequence[dict]) -> PerChip | None:
+    """`row` beside the best (fewest chip-hours) of `verified` at the reference chip count;
+    `verified` holds the verified results of its benchmark, accelerator and division."""
+    others = [v for v in verified if v["entry_id"] != row["entry_id"]]
+    scale = reference_chips(row["chips"], (v["chips"] for v in others))
+    if scale is None:
+        return None
+    there = [v for v in others if v["chips"] == scale]
+    best = min(there, key=lambda v: (v["chip_hours"], v["entry_id"]))
+    return PerChip(
+        row["chips"],
+        row["minutes"],
+        row["chip_hours"],
+        row["accelerator"],
+        best["entry_id"],
+        best["chips"],
+        best["minutes"],
+        best["chip_hours"],
+        len(there),
+    )
+
+
+def peak_flop(row: dict, catalog: Catalog) -> float | None:
+    """Peak FLOP x chip-seconds of a result: the most its chips could compute in its time."""
+    peak = catalog.peak_flop_s.get(row["accelerator"])
+    return None if peak is None else peak.flop_s * row["chips"] * row["minutes"] * 60
+
+
+def needed_flop(row: dict, verified_of_benchmark: Sequence[dict], catalog: Catalog) -> tuple[float, str] | None:
+    """The least compute a result's training needs, and where that figure comes from: derived from
+    the verified results of its benchmark where it has any (their smallest peak FLOP x
+    chip-seconds / FLOOR_MARGIN), else its model's training compute in the catalog."""
+    derived = [
+        (flop, v["entry_id"])
+        for v in verified_of_benchmark
+        if v["entry_id"] != row["entry_id"] and (flop := peak_flop(v, catalog)) is not None
+    ]
+    if derived:
+        flop, entry_id = min(derived)
+        return flop / FLOOR_MARGIN, (
+            f"derived: the smallest peak FLOP x chip-seconds of a verified {row['benchmark']} result, "
+            f"{_sci(flop)} ({entry_id}), / {FLOOR_MARGIN:g}"
+        )
+    known = catalog.training_compute.get(row.get("model_name") or "")
+    if known is not None:
+        return known.flop, f"Epoch AI, {known.column} of {known.model!r}"
+    return None
+
+
+def compute_floor(row: dict, verified_of_benchmark: Sequence[dict], catalog: Catalog) -> ComputeFloor | None:
+    peak = catalog.peak_flop_s.get(row["accelerator"])
+    needed = needed_flop(row, verified_of_benchmark, catalog)
+    if peak is None or needed is None:
+        return None
+    return ComputeFloor(peak, row["chips"], row["minutes"] * 60, needed[0], needed[1])
+
+
+def check(rows: Sequence[dict], entry_ids: Iterable[str], catalog: Catalog) -> list[Verdict]:
+    """A verdict for every result of `entry_ids` that is not verified (a verified result is
+    recomputed from published logs: it is the evidence the others are compared with)."""
+    wanted = set(entry_ids)
+    by_group: dict[tuple, list[dict]] = {}
+    by_benchmark: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["verified"]:
+            by_group.setdefault((row["benchmark"], row["accelerator"], row["division"]), []).append(row)
+            by_benchmark.setdefault(row["benchmark"], []).append(row)
+    verdicts = []
+    for row in rows:
+        if row["entry_id"] not in wanted or row["verified"]:
+            continue
+        group = by_group.get((row["benchmark"], row["accelerator"], row["division"]), [])
+        verified_of_benchmark = by_benchmark.get(row["benchmark"], [])
+        verdicts.append(
+            Verdict(
+                row["entry_id"],
+                row["file"],
+                per_chip(row, group),
+                compute_floor(row, verified_of_benchmark, catalog),
+                catalog.plausibility_overrides.get(row["entry_id"]),
+                not_compared(row, group, verified_of_benchmark, catalog),
+            )
+        )
+    return verdicts
+
+
+def not_compared(
+    row: dict, group: Sequence[dict], verified_of_benchmark: Sequence[dict], catalog: Catalog
+) -> tuple[str, ...]:
+    """Why a result escapes a comparison (a reviewer should know what was not checked)."""
+    why = []
+    if not [v for v in group if v["entry_id"] != row["entry_id"]]:
+        why.append(f"no verified {row['benchmark']} result on {row['accelerator']} ({row['division']}) to compare with")
+    if row["accelerator"] not in catalog.peak_flop_s:
+        why.append(f"no peak FLOP/s for {row['accelerator']} in catalog/compute-epoch.yaml: no compute floor")
+    elif needed_flop(row, verified_of_benchmark, catalog) is None:
+        model = row.get("model_name")
+        why.append(
+            f"no training compute known for model {model!r}: no compute floor"
+            if model
+            else f"no verified {row['benchmark']} result and no model name: no compute floor"
+        )
+    return tuple(why)
+
+
+def _times(ratio: float) -> str:
+    if ratio == float("inf"):
+        return "infinitely"
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
+
+
+def _sci(value: float) -> str:
+    """9.894e14, not 9.894e+14: FLOP counts as a reader writes them."""
+    return f"{value:.4g}".replace("e+", "e")
