@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leaderboard import manifest, schemas
+from leaderboard import archives, manifest, schemas
 from leaderboard.files import load
 from leaderboard.problems import Problem, did_you_mean
 
@@ -23,7 +23,9 @@ EXTRA_PRICE_FILES = "prices-*"
 PRICE_INDEX_FILE = "price-index"
 # Optional: where the site is published (base_url), for absolute links in the feed and sitemap.
 SITE_FILE = "site"
-OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE)
+# Optional: every archive the importers read, with its checksum (leaderboard.archives).
+ARCHIVES_FILE = archives.FILE
+OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, ARCHIVES_FILE)
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class Catalog:
     price_index: PriceIndex | None = None
     base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
     verified: dict[str, str] = field(default_factory=dict)  # entry id -> file digest (catalog/verified/)
+    archives: archives.ArchiveList | None = None  # catalog/archives.yaml
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -234,6 +237,11 @@ def load_catalog(directory: Path) -> Catalog:
         except ValueError as error:
             catalog.problems.append(doc.problem(("base_url",), str(error)))
     catalog.problems += _cross_check(catalog, data)
+    if ARCHIVES_FILE in data:
+        doc, content = data[ARCHIVES_FILE]
+        catalog.archives = archives.from_data(content)
+        with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
+        catalog.problems += archives.cross_check(doc, content, with_logs)
     catalog.verified = manifest.load(directory)
     return catalog
 
