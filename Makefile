@@ -72,7 +72,8 @@ format: $(STAMP)
 # every archive of catalog/archives.yaml fetched into ARCHIVES and checked by SHA-256 (FETCH:
 # --from FOLDER or --repository URL), then each round imported afresh by this checkout's
 # importers into FRESH, a new project-shaped folder whose catalog is this one without the
-# importers' manifests. Each family's importer has its line here.
+# importers' manifests. Each family's importer has its line here (MLPerf HPC and DAWNBench
+# join when their importers do; their archives are already fetched and checked).
 ARCHIVES ?= .archives
 FRESH ?= .reimported
 FETCH ?= --from ../shared/data

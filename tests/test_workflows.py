@@ -135,6 +135,7 @@ def test_the_changes_step_tells_code_from_submissions(tmp_path, changed, outside
 def test_commenting_workflow_computes_the_comment_with_trusted_code():
     data = workflow("pull-request-comment.yml")
     assert set(data["on"]) == {"workflow_run"}
+    assert data["on"]["workflow_run"]["workflows"] == [workflow("pull-request.yml")["name"]]
     text = json.dumps(data)  # what runs, comments aside
     # Nothing produced by the pull request's own run is read: no artifact, no number from a file.
     assert "artifact" not in text.lower() and "pr-number" not in text
