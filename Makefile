@@ -83,10 +83,10 @@ reimport: $(STAMP)
 	@mkdir -p "$(FRESH)/submissions"
 	@cp -R catalog "$(FRESH)/catalog"
 	@rm -rf "$(FRESH)/catalog/verified" "$(FRESH)/catalog/imported"
-	@$(BIN)/leaderboard import-mlperf "$(ARCHIVES)"/mlperf-training-v*.tar.xz --out "$(FRESH)/submissions" \
-	  --catalog "$(FRESH)/catalog" -q
-	@$(BIN)/leaderboard import-epoch "$(ARCHIVES)/epoch-ai-models.csv" --out "$(FRESH)/submissions/published" \
-	  --catalog "$(FRESH)/catalog"
+	@mlperf=$$($(BIN)/leaderboard importable-archives import-mlperf --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
+	  && $(BIN)/leaderboard import-mlperf $$mlperf --out "$(FRESH)/submissions" --catalog "$(FRESH)/catalog" -q
+	@epoch=$$($(BIN)/leaderboard importable-archives import-epoch --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
+	  && $(BIN)/leaderboard import-epoch $$epoch --out "$(FRESH)/submissions/published" --catalog "$(FRESH)/catalog"
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/run.py

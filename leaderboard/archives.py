@@ -101,6 +101,24 @@ def read(catalog_dir: Path) -> tuple[ArchiveList | None, list[Problem]]:
     return (None, problems) if problems else (from_data(doc.data), [])
 
 
+def importable(
+    listing: ArchiveList, importer: str, rounds: Iterable[str]
+) -> tuple[list[Archive], list[tuple[Archive, str]]]:
+    """The archives `importer` reads whose rounds the catalog holds, and the others it reads,
+    each with why it is left out (an archive may arrive before its round and importer)."""
+    known = set(rounds)
+    chosen, left = [], []
+    for archive in listing.archives:
+        if archive.importer != importer:
+            continue
+        unknown = [round_id for round_id in archive.feeds if round_id not in known]
+        if unknown:
+            left.append((archive, f"feeds {', '.join(unknown)}, which catalog/rounds.yaml does not hold yet"))
+        else:
+            chosen.append(archive)
+    return chosen, left
+
+
 def asset_url(template: str, repository: str, file: str) -> str:
     """Where a release asset of `repository` (https://github.com/<owner>/<name>) is downloaded
     from. ValueError for a repository that is not an http(s) URL with a host."""

@@ -1,5 +1,5 @@
-"""The fetch-archives command, beside cli.py (which is at its size limit) and registered by it:
-parse arguments, call leaderboard.archives, print, exit code."""
+"""The fetch-archives and importable-archives commands, beside cli.py (which is at its size
+limit) and registered by it: parse arguments, call leaderboard.archives, print, exit code."""
 
 from __future__ import annotations
 
@@ -63,3 +63,42 @@ def fetch_archives(folder: Path, source: Path | None, repository: str | None, ca
     for line in report.lines():
         click.echo(line)
     sys.exit(0 if report.ok else 1)
+
+
+@click.command("importable-archives")
+@click.argument("importer")
+@click.option(
+    "--in", "folder", required=True, type=click.Path(path_type=Path, file_okay=False), help="The fetched archives."
+)
+@click.option(
+    "--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path, file_okay=False)
+)
+def importable_archives(importer: str, folder: Path, catalog_dir: Path) -> None:
+    """Print the archives in a folder that IMPORTER (e.g. import-mlperf) reads, one path a line.
+
+    Those CATALOG/archives.yaml names with `importer: leaderboard IMPORTER` whose rounds the
+    catalog holds; on stderr, each other archive of IMPORTER and why it is left out (its round
+    is not in the catalog yet). For `make reimport`, after fetch-archives checked the folder.
+    Exit 1 when one is not in the folder, or none is left to import.
+    """
+    from leaderboard import archives
+    from leaderboard.catalog import load_catalog
+
+    catalog = load_catalog(catalog_dir)
+    if catalog.problems or catalog.archives is None:
+        for problem in catalog.problems:
+            click.echo(problem.format(), err=True)
+        click.echo(f"error: the catalog in {catalog_dir} has problems or no archives.yaml: fix it first", err=True)
+        sys.exit(1)
+    chosen, left = archives.importable(catalog.archives, f"leaderboard {importer}", catalog.rounds)
+    for archive, why in left:
+        click.echo(f"not imported: {archive.file}: {why}", err=True)
+    missing = [a.file for a in chosen if not (folder / a.file).is_file()]
+    if missing or not chosen:
+        click.echo(
+            f"error: not in {folder}: {', '.join(missing)}" if missing else f"error: no archive for {importer}",
+            err=True,
+        )
+        sys.exit(1)
+    for archive in chosen:
+        click.echo(folder / archive.file)

@@ -318,3 +318,51 @@ def test_fetching_copies_nothing_it_has_not_checked(small):
     fetched = archives.fetch_one(listing.archives[0], small["to"], lambda a: (Broken(), "somewhere"))
     assert not fetched.ok and "could not be fetched from somewhere" in fetched.message
     assert list(small["to"].iterdir()) == []
+
+
+# ---- what make reimport imports -------------------------------------------------------------------
+
+
+def listed(file: str, feeds: list[str], importer: str | None) -> archives.Archive:
+    return archives.Archive(file, 1, "0" * 64, tuple(feeds), "https://example.org", importer=importer)
+
+
+@pytest.mark.parametrize(
+    "archive, chosen, why",
+    [
+        (listed("r1.tar.xz", ["r1"], "leaderboard import-mlperf"), True, None),
+        (listed("r9.tar.xz", ["r9"], "leaderboard import-mlperf"), False, "feeds r9, which catalog/rounds.yaml"),
+        (listed("r12.tar.xz", ["r1", "r2"], "leaderboard import-mlperf"), False, "feeds r2, which"),
+        (listed("p.csv", ["r1"], "leaderboard import-epoch"), None, None),
+        (listed("h.tar.xz", ["r1"], None), None, None),
+    ],
+)
+def test_importable(archive, chosen, why):
+    got, left = archives.importable(archives.ArchiveList("t", (archive,)), "leaderboard import-mlperf", ["r1"])
+    if chosen is None:  # another importer's, or nobody's: neither imported nor reported
+        assert got == [] and left == []
+    elif chosen:
+        assert got == [archive] and left == []
+    else:
+        assert got == [] and left[0][0] == archive and left[0][1].startswith(why)
+
+
+def test_importable_archives_names_the_fetched_files_of_the_rounds_the_catalog_holds(project, tmp_path):
+    listing = yaml.safe_load((project / "catalog" / "archives.yaml").read_text())
+    listing["archives"].append({**item("mlperf-training-v9.9.tar.xz", b"x"), "importer": "leaderboard import-mlperf"})
+    listing["archives"][-1]["feeds"] = ["mlperf-training-v9.9"]
+    (project / "catalog" / "archives.yaml").write_text(yaml.safe_dump(listing, sort_keys=False))
+    folder = tmp_path / "fetched"
+    folder.mkdir()
+    for archive in SHIPPED.archives:
+        (folder / archive.file).write_bytes(b"")  # only the names matter here: fetch-archives checked them
+    run = run_cli("importable-archives", "import-mlperf", "--in", folder, cwd=project)
+    assert run.code == 0, run.err
+    assert f"{folder / 'mlperf-training-v5.0.tar.xz'}\n" in run.out and "v9.9" not in run.out
+    assert "not imported: mlperf-training-v9.9.tar.xz: feeds mlperf-training-v9.9, which catalog/rounds.yaml" in run.err
+    assert all(line.startswith(str(folder / "mlperf-training-v")) for line in run.out.splitlines())
+    (folder / "mlperf-training-v5.0.tar.xz").unlink()
+    run = run_cli("importable-archives", "import-mlperf", "--in", folder, cwd=project)
+    assert run.code == 1 and f"error: not in {folder}: mlperf-training-v5.0.tar.xz" in run.err
+    run = run_cli("importable-archives", "import-epoch", "--in", folder, cwd=project)
+    assert run.out == f"{folder / 'epoch-ai-models.csv'}\n"
