@@ -139,6 +139,8 @@ def test_commenting_workflow_computes_the_comment_with_trusted_code():
     text = json.dumps(data)  # what runs, comments aside
     # Nothing produced by the pull request's own run is read: no artifact, no number from a file.
     assert "artifact" not in text.lower() and "pr-number" not in text
+    # The archives come from the release, checksummed, for forks too: no repository variable.
+    assert "vars." not in text and "MLPERF_DATA" not in text
     check = data["jobs"]["check"]
     trusted, pr = checkouts(check)
     assert trusted["with"]["ref"] == "${{ github.event.repository.default_branch }}"
