@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install site test lint format bench browser postgres wasm clean
+.PHONY: install site test lint format bench browser postgres wasm clean reimport
 
 install: $(STAMP)
 
@@ -66,6 +66,27 @@ lint: $(STAMP)
 format: $(STAMP)
 	@$(BIN)/ruff format leaderboard tests benchmarks
 	@$(BIN)/ruff check --fix leaderboard tests benchmarks
+
+# The trusted re-import that check-pr compares a pull request with (`check-pr --reimported`;
+# the pull-request workflows run it from the base branch's checkout, never the pull request's):
+# every archive of catalog/archives.yaml fetched into ARCHIVES and checked by SHA-256 (FETCH:
+# --from FOLDER or --repository URL), then each round imported afresh by this checkout's
+# importers into FRESH, a new project-shaped folder whose catalog is this one without the
+# importers' manifests. Each family's importer has its line here (MLPerf HPC and DAWNBench
+# join when their importers do; their archives are already fetched and checked).
+ARCHIVES ?= .archives
+FRESH ?= .reimported
+FETCH ?= --from ../shared/data
+reimport: $(STAMP)
+	@if [ -e "$(FRESH)" ]; then echo "$(FRESH) exists: the re-import writes into a new folder" >&2; exit 1; fi
+	@$(BIN)/leaderboard fetch-archives --to "$(ARCHIVES)" $(FETCH)
+	@mkdir -p "$(FRESH)/submissions"
+	@cp -R catalog "$(FRESH)/catalog"
+	@rm -rf "$(FRESH)/catalog/verified" "$(FRESH)/catalog/imported"
+	@mlperf=$$($(BIN)/leaderboard importable-archives import-mlperf --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
+	  && $(BIN)/leaderboard import-mlperf $$mlperf --out "$(FRESH)/submissions" --catalog "$(FRESH)/catalog" -q
+	@epoch=$$($(BIN)/leaderboard importable-archives import-epoch --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
+	  && $(BIN)/leaderboard import-epoch $$epoch --out "$(FRESH)/submissions/published" --catalog "$(FRESH)/catalog"
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/run.py

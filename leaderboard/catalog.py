@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leaderboard import manifest, schemas
+from leaderboard import archives, manifest, schemas
 from leaderboard.files import load
 from leaderboard.problems import Problem, did_you_mean
 
@@ -28,7 +28,9 @@ SITE_FILE = "site"
 COMPUTE_FILE = "compute-epoch"
 # Optional, each entry reviewed by a maintainer: results the plausibility check lets through.
 OVERRIDES_FILE = "plausibility-overrides"
-OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE)
+# Optional: every archive the importers read, with its checksum (leaderboard.archives).
+ARCHIVES_FILE = archives.FILE
+OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE, ARCHIVES_FILE)
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ class Catalog:
     peak_flop_s: dict[str, PeakRate] = field(default_factory=dict)  # accelerator id -> its peak rate
     training_compute: dict[str, TrainingCompute] = field(default_factory=dict)  # model name -> its compute
     plausibility_overrides: dict[str, Override] = field(default_factory=dict)  # entry id -> override
+    archives: archives.ArchiveList | None = None  # catalog/archives.yaml
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -278,6 +281,11 @@ def load_catalog(directory: Path) -> Catalog:
     if OVERRIDES_FILE in data:
         catalog.plausibility_overrides = {i["entry_id"]: Override(**i) for i in data[OVERRIDES_FILE][1]["overrides"]}
     catalog.problems += _cross_check(catalog, data)
+    if ARCHIVES_FILE in data:
+        doc, content = data[ARCHIVES_FILE]
+        catalog.archives = archives.from_data(content)
+        with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
+        catalog.problems += archives.cross_check(doc, content, with_logs)
     catalog.verified = manifest.load(directory)
     return catalog
 

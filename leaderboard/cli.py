@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from leaderboard import tables
+from leaderboard.cli_archives import fetch_archives, importable_archives
 from leaderboard.cli_compute import import_compute
 from leaderboard.problems import Problem
 
@@ -33,7 +34,10 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, commands=[import_compute])
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    commands=[import_compute, fetch_archives, importable_archives],
+)
 @click.version_option(package_name="leaderboard")
 def main() -> None:
     """Open results database and leaderboard for ML training benchmarks."""

@@ -200,6 +200,7 @@ def contributing() -> str:
         "",
     ]
     out += _plausibility()
+    out += checks_and_maintainers()
     return "\n".join(out)
 
 
@@ -244,6 +245,62 @@ def _plausibility() -> list[str]:
         "The file is under `catalog/`, which CODEOWNERS gives to the maintainers: the pull request cannot",
         "merge until one of them approves it and names themselves in `approved_by`. The result then passes,",
         "but `check-pr` still prints the comparison and the reason, in its output and in the bot's comment.",
+    ]
+
+
+# The commit status the trusted workflow (.github/workflows/pull-request-comment.yml) sets.
+TRUSTED_STATUS = "leaderboard / trusted check"
+
+
+def checks_and_maintainers() -> list[str]:
+    """CONTRIBUTING.md's part on what checks a pull request, and what a maintainer turns on."""
+    return [
+        "## What checks your pull request",
+        "",
+        "- **The comment and the verdict come from the base branch's code.** The workflow \"Comment on",
+        '  pull request" runs as the default branch has it, whatever your pull request changes: it reads',
+        "  your head commit as data (nothing in it is built, installed or run), fetches every round's",
+        "  archive itself (`leaderboard fetch-archives`, each checked against its SHA-256 in",
+        "  `catalog/archives.yaml`), re-imports every round into an empty folder with the base branch's",
+        "  importers (`make reimport`), runs `leaderboard check-pr --reimported` and posts that output as",
+        f"  the bot's comment, with the commit status `{TRUSTED_STATUS}`. Nothing your pull request's own",
+        "  run produces reaches the comment; a fork is checked exactly like a branch of this repository,",
+        "  re-imports included.",
+        '- **"Check pull request"** runs on your pull request: annotations on the exact lines (the base',
+        "  branch's checker again), and, when you change anything outside `submissions/` (code, workflows,",
+        "  catalog, docs), the whole test suite of your code (`make test`, read-only, no secrets).",
+        "- **Code owners.** A change to anything outside `submissions/` (code, workflows, `Makefile`,",
+        "  `pyproject.toml`, `requirements.lock`, `web/`, the catalog, schemas, tests) needs the review of",
+        "  a code owner (`.github/CODEOWNERS`).",
+        "",
+        "## For maintainers",
+        "",
+        "Branch protection of the default branch (Settings -> Branches, or a ruleset), without which the",
+        "checks above are advice:",
+        "",
+        "- Require a pull request before merging, with at least one approval; **require review from Code",
+        "  Owners**; **dismiss stale approvals** when new commits are pushed.",
+        f"- Require status checks to pass: **`{TRUSTED_STATUS}`** (the commit status of the trusted",
+        '  workflow), and the jobs `check` and `test` of "Check pull request" (`test` is skipped, and',
+        "  passes, when only `submissions/` changes). Require branches to be up to date. Those two jobs",
+        "  run the pull request's own copy of `pull-request.yml`, so they catch mistakes, not abuse: the",
+        "  trusted status and the code owners' review do that.",
+        "- **No direct pushes** (restrict pushes; no bypass for administrators), **no force pushes**, no",
+        "  deletion of the branch.",
+        '- Settings -> Actions -> General: workflow permissions "Read repository contents"; approval',
+        "  required to run workflows of outside contributors' pull requests.",
+        "- `.github/CODEOWNERS` names the placeholder team `@OWNER/maintainers`: replace it with the real",
+        "  team (or users), which needs write access to the repository.",
+        "",
+        "Where the archives come from: the trusted job downloads each file of `catalog/archives.yaml` from",
+        "this repository's release `data-v1` (`release_asset` there) and refuses any whose size or",
+        "SHA-256 differs. Publish that release once with every listed file as an asset, checked first:",
+        "`leaderboard fetch-archives --from ../shared/data --to dist` then",
+        "`gh release create data-v1 dist/*`. A new round adds its archive to `catalog/archives.yaml`",
+        "(`file`, `bytes`, `sha256`, `feeds`, `source` with the upstream repository and commit) and the",
+        "file to the release; a published asset is never replaced (a corrected archive gets a new",
+        "name). `make reimport` (`FETCH=--from FOLDER` or `--repository URL`) re-imports locally",
+        "exactly as the trusted job does.",
         "",
     ]
 
