@@ -15,7 +15,9 @@ import click
 
 from leaderboard import tables
 from leaderboard.cli_archives import fetch_archives, importable_archives
+from leaderboard.cli_common import Failure
 from leaderboard.cli_compute import import_compute
+from leaderboard.cli_serve import serve
 from leaderboard.problems import Problem
 
 DEFAULT_DB = "leaderboard.duckdb"
@@ -25,18 +27,9 @@ CATALOG = click.option(
 )
 
 
-class Failure(click.ClickException):
-    """An expected failure: one line on stderr, exit 1."""
-
-    exit_code = 1
-
-    def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
-
-
 @click.group(
     context_settings={"help_option_names": ["-h", "--help"]},
-    commands=[import_compute, fetch_archives, importable_archives],
+    commands=[import_compute, fetch_archives, importable_archives, serve],
 )
 @click.version_option(package_name="leaderboard")
 def main() -> None:
@@ -396,29 +389,6 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimport_confirmed: bool) -
         raise Failure(f"git: {error}") from None
     click.echo({"text": as_text, "github": as_github, "markdown": as_markdown}[fmt](check), nl=False)
     sys.exit(0 if check.ok else 1)
-
-
-@main.command()
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
-@click.option(
-    "--dir", "folder", default="site", show_default=True, type=click.Path(path_type=Path), help="Site folder to serve."
-)
-def serve(port: int, folder: Path) -> None:
-    """Serve the built site on 127.0.0.1 for a quick look (Ctrl-C stops)."""
-    from leaderboard.render.serve import make_server
-
-    try:
-        server = make_server(folder, port)
-    except (FileNotFoundError, OSError) as error:
-        raise Failure(str(error)) from None
-    host, bound = server.server_address[:2]
-    click.echo(f"serving {folder.resolve()} at http://{host}:{bound}/ (Ctrl-C stops)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        click.echo("stopped", err=True)
-    finally:
-        server.server_close()
 
 
 @main.command("import-prices")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from leaderboard.cli_common import Failure
+
 
 @click.command("import-flops")
 @click.argument("hardware_csv", metavar="HARDWARE_CSV", type=click.Path(path_type=Path, dir_okay=False))
@@ -39,12 +41,3 @@ def import_compute(hardware_csv: Path, models_csv: Path, catalog_dir: Path) -> N
         raise Failure(str(error)) from None
     for line in compute.report_lines(result, catalog_dir / compute.OUTPUT_NAME, written):
         click.echo(line)
-
-
-class Failure(click.ClickException):
-    """An expected failure: one line on stderr, exit 1 (as cli.Failure)."""
-
-    exit_code = 1
-
-    def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
