@@ -5,12 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install site test lint format bench browser postgres wasm clean reimport
+.PHONY: install site test lint format bench browser postgres wasm clean reimport icu
 
 install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c "import icu" 2>/dev/null || pkg-config --exists icu-i18n 2>/dev/null || $(MAKE) --no-print-directory icu
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e . \
 	  || $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
@@ -35,6 +36,16 @@ $(WASM_STAMP): web/package.json web/package-lock.json web/duckdb-entry.mjs web/c
 	@cd web && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 	@rm -f web/build/.installed-*
 	@touch $@
+
+# PyICU (the names check's Unicode TR39 skeletons) is built from source against the system's ICU:
+# Debian's libicu-dev, pkg-config and a C++ compiler, installed when missing (root and apt).
+icu:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's libicu-dev, pkg-config and g++ to build PyICU"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; \
+	else echo "ICU's headers are missing: install libicu-dev (Debian/Ubuntu) or icu4c (Homebrew) and pkg-config" >&2; exit 1; fi
 
 # Browser tests drive Debian's Chromium; install it when missing (needs root and apt).
 # Without it those tests skip with a loud message.

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from leaderboard import archives, manifest, schemas
-from leaderboard.files import load
+from leaderboard.files import NOT_REGULAR_HINT, load, not_regular, special_files
 from leaderboard.problems import Problem, did_you_mean
 
 CATALOG_FILES = ("rounds", "benchmarks", "accelerators", "prices")
@@ -212,6 +212,11 @@ def find_file(directory: Path, name: str) -> Path | None:
 def load_catalog(directory: Path) -> Catalog:
     """Read every catalog file; problems (schema and cross-reference) are collected, not raised."""
     catalog = Catalog()
+    catalog.problems += [
+        Problem(name, None, None, "$", not_regular(what), NOT_REGULAR_HINT) for name, what in special_files(directory)
+    ]
+    if Path(directory).is_symlink():
+        return catalog  # the catalog folder itself is a link: nothing in it is read
     data: dict[str, Any] = {}
     price_docs: list[tuple[Any, Any]] = []
     paths: list[tuple[str, Path | None]] = [(name, find_file(directory, name)) for name in CATALOG_FILES]

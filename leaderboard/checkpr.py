@@ -14,7 +14,7 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
-from leaderboard.review import catalog_effect, changes, plausibility
+from leaderboard.review import catalog_effect, changes, markdown, plausibility
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import EntryDiff, shown
@@ -341,7 +341,13 @@ MARKER = "<!-- leaderboard-check-pr -->"
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+    """Any text from the pull request, safe in a table cell or list item (review/markdown.py)."""
+    return markdown.escape(text)
+
+
+def _code(text: str, table: bool = True) -> str:
+    """Text from the pull request as inline code: a backtick in it cannot close the span."""
+    return markdown.code(text, table=table)
 
 
 def as_markdown(check: PullRequestCheck) -> str:
@@ -359,7 +365,7 @@ def as_markdown(check: PullRequestCheck) -> str:
         out += ["", f"### {title}", "", "| file | line | field | problem |", "|---|---|---|---|"]
         for p in problems:
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
-            out.append(f"| `{_cell(p.file)}` | {p.line} | `{_cell(p.json_path)}` | {_cell(message)} |")
+            out.append(f"| {_code(p.file)} | {p.line} | {_code(p.json_path)} | {_cell(message)} |")
     if check.misplaced:
         out += [
             "",
@@ -368,7 +374,7 @@ def as_markdown(check: PullRequestCheck) -> str:
             "Move each to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked.",
             "",
         ]
-        out += [f"- `{_cell(m.file)}`: {_cell(m.why)}" for m in check.misplaced]
+        out += [f"- {_code(m.file, table=False)}: {_cell(m.why)}" for m in check.misplaced]
     if check.previews:
         out += [
             "",
@@ -379,29 +385,33 @@ def as_markdown(check: PullRequestCheck) -> str:
         ]
         for p in check.previews:
             out.append(
-                f"| `{_cell(p.entry_id)}` ({p.status}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
+                f"| {_code(p.entry_id)} ({p.status}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
                 f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
                 f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
             )
     if any(v.lines() for v in check.plausibility):
         out += ["", "### Plausibility: what each result was compared with", ""]
-        out += [f"- `{_cell(v.entry_id)}`: {_cell('; '.join(v.lines()))}" for v in check.plausibility if v.lines()]
+        out += [
+            f"- {_code(v.entry_id, table=False)}: {_cell('; '.join(v.lines()))}"
+            for v in check.plausibility
+            if v.lines()
+        ]
     if _overridden(check):
         out += ["", "### Let through by a plausibility override", "", "| entry | finding | reason | approved by |"]
         out += ["|---|---|---|---|"]
         for v in _overridden(check):
             out.append(
-                f"| `{_cell(v.entry_id)}` | {_cell('; '.join(v.findings))} | {_cell(v.override.reason)} | "
+                f"| {_code(v.entry_id)} | {_cell('; '.join(v.findings))} | {_cell(v.override.reason)} | "
                 f"{_cell(v.override.approved_by)} |"
             )
     if check.deleted:
-        out += ["", "### Deleted entries", ""] + [f"- `{_cell(name)}`" for name in check.deleted]
+        out += ["", "### Deleted entries", ""] + [f"- {_code(name, table=False)}" for name in check.deleted]
     if check.diffs:
         out += ["", "### Changed entries, before → after", "", "| file | field | before | after |", "|---|---|---|---|"]
         for diff in check.diffs:
             for c in diff.fields:
                 out.append(
-                    f"| `{_cell(diff.file)}` | `{_cell(c.path)}` | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
+                    f"| {_code(diff.file)} | {_code(c.path)} | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
                 )
     out += other_paths
     if check.catalog_effect is not None:

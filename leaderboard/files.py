@@ -6,10 +6,12 @@ schema, dates stay strings); JSON through a small strict parser that records pos
 
 from __future__ import annotations
 
+import errno
 import json
 import json.decoder
 import json.scanner
 import math
+import os
 import re
 import stat
 from dataclasses import dataclass, field
@@ -81,6 +83,78 @@ class _TooManyValues(Exception):
     """More than MAX_NODES values in a YAML node tree; where, the text tells (_load_yaml)."""
 
 
+NOT_REGULAR_HINT = "commit the file itself: a link, folder, pipe or device is never followed or read"
+
+
+def not_regular(what: str) -> str:
+    """The one message for anything under submissions/ or catalog/ that is not a regular file."""
+    return f"is {what}: submissions and catalog files must be regular files"
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "not a regular file"
+
+
+def special_kind(path: Path | str) -> str | None:
+    """What `path` is when it is not a regular file ('a symbolic link', 'a device file'...),
+    by lstat: a link is named as a link, never followed. None for a regular file or a path
+    that does not exist (reading it then says so)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind_of(mode)
+
+
+def special_files(folder: Path | str) -> list[tuple[str, str]]:
+    """(path, what it is) of `folder` itself when it is a link, else of everything under it that is
+    neither a regular file nor a folder; links are listed, never followed."""
+    what = special_kind(folder)
+    if what is not None and what != "a folder":
+        return [(str(folder), what)]
+    found: list[tuple[str, str]] = []
+    folders = [str(folder)]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+            elif not entry.is_file(follow_symlinks=False):
+                found.append((entry.path, special_kind(entry.path) or "not a regular file"))
+    return sorted(found)
+
+
+def read_regular(path: Path | str, limit: int = MAX_BYTES) -> bytes | None:
+    """The bytes of a regular file of at most `limit` bytes; None for anything else (a link, never
+    followed; a pipe, never waited on; a folder, a device, a missing or larger file)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(handle, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        try:
+            content = stream.read(limit + 1)
+        except OSError:
+            return None
+    return content if len(content) <= limit else None
+
+
 def load(path: Path, display: str | None = None) -> Document:
     """Parse one file; every failure becomes a Problem on the returned Document."""
     doc = Document(file=display or str(path))
@@ -93,17 +167,28 @@ def load(path: Path, display: str | None = None) -> Document:
 
 
 def _parse_into(doc: Document, path: Path) -> None:
+    what = special_kind(path)
+    if what is not None:
+        raise _Invalid(not_regular(what), hint=NOT_REGULAR_HINT)
     try:
-        info = path.stat()
+        # Never through a link, and a pipe swapped in after the check cannot block the open:
+        # what is read is what fstat says is a regular file.
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _Invalid(not_regular("a symbolic link"), hint=NOT_REGULAR_HINT) from None
+        raise _Invalid(f"cannot read file: {error.strerror or error}") from None
+    with os.fdopen(handle, "rb") as stream:
+        info = os.fstat(stream.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise _Invalid("not a regular file (a folder, pipe or device): not read", hint="commit a plain file")
+            raise _Invalid(not_regular(_kind_of(info.st_mode)), hint=NOT_REGULAR_HINT)
         size = info.st_size
         if size > MAX_BYTES:
             raise _Invalid(f"file is {size:,} bytes, over the 1 MiB limit", hint="one file holds one result; split it")
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise _Invalid(f"cannot read file: {error.strerror or error}") from None
+        try:
+            raw = stream.read(MAX_BYTES + 1)
+        except OSError as error:
+            raise _Invalid(f"cannot read file: {error.strerror or error}") from None
     if len(raw) > MAX_BYTES:
         raise _Invalid("file is over the 1 MiB limit", hint="one file holds one result; split it")
     text = _decode(raw)

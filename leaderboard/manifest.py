@@ -56,8 +56,8 @@ def write(catalog_dir: Path, round_id: str, rows: Iterable[dict]) -> Path:
 
 def read_rows(path: Path) -> list[dict]:
     """A manifest's rows, as written (no rows when the file is absent)."""
-    if not Path(path).is_file():
-        return []
+    if not Path(path).is_file() or Path(path).is_symlink():
+        return []  # a link is never followed (load_catalog reports it)
     with Path(path).open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 

@@ -19,9 +19,10 @@ from urllib.parse import urlparse
 from leaderboard import schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
-from leaderboard.files import MAX_BYTES, SUFFIXES, Document, load
+from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
+from leaderboard.review import names
 from leaderboard.tree import (
     NOT_DATA,
     Entry,
@@ -51,24 +52,23 @@ class ValidationResult:
 
 def iter_files(paths: Iterable[Path], others: list[str] | None = None) -> Iterator[tuple[Path, Problem | None]]:
     """Submission-like files under the given files and folders, sorted, each with a problem
-    when it cannot be taken (a link leaving its folder, a missing path). A file named is given
-    whatever its name; files met in folders that are not .yaml, .yml or .json go to `others`."""
+    when it cannot be taken (a symbolic link, never followed; a missing path). A file named is
+    given whatever its name; files met in folders that are not .yaml, .yml or .json go to `others`."""
     for path in paths:
         if not path.exists() and not path.is_symlink():
             yield path, Problem(str(path), None, None, "$", "no such file or folder")
-        elif path.is_dir() and not path.is_symlink():
-            root = path.resolve()
-            for candidate, is_link in _walk(str(path), others):
-                yield Path(candidate), _link_problem(Path(candidate), root) if is_link else None
+        elif path.is_symlink():
+            yield path, _link_problem(path)
         elif path.is_dir():
-            yield path, _link_problem(path, path.parent.resolve())
+            for candidate, is_link in _walk(str(path), others):
+                yield Path(candidate), _link_problem(Path(candidate)) if is_link else None
         else:
-            yield path, _link_problem(path, path.parent.resolve()) if path.is_symlink() else None
+            yield path, None
 
 
 def _walk(top: str, others: list[str] | None = None) -> list[tuple[str, bool]]:
-    """(path, is a link) of every submission-like file under `top`, and of every link to a
-    folder (never followed), in the order of their path parts; any other file goes to `others`.
+    """(path, is a link) of every submission-like file under `top`, and of every link (never
+    followed), in the order of their path parts; any other file goes to `others`.
     Strings and scandir: at 100,000 files, path objects and a stat per file cost seconds."""
     found: list[tuple[str, bool]] = []
     folders = [top]
@@ -80,10 +80,7 @@ def _walk(top: str, others: list[str] | None = None) -> list[tuple[str, bool]]:
             continue  # unreadable: its files are simply not there to check
         for entry in entries:
             if entry.is_symlink():
-                if os.path.splitext(entry.name)[1].lower() in SUFFIXES or _points_to_folder(entry):
-                    found.append((entry.path, True))
-                elif others is not None:
-                    others.append(entry.path)
+                found.append((entry.path, True))  # whatever its name or target: refused, never followed
             elif entry.is_dir(follow_symlinks=False):
                 folders.append(entry.path)
             elif os.path.splitext(entry.name)[1].lower() in SUFFIXES:
@@ -94,30 +91,10 @@ def _walk(top: str, others: list[str] | None = None) -> list[tuple[str, bool]]:
     return found
 
 
-def _points_to_folder(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:  # a loop of links
-        return False
-
-
-def _link_problem(path: Path, root: Path) -> Problem | None:
-    if not path.is_symlink():
-        return None
-    try:
-        target = path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return Problem(str(path), None, None, "$", "symbolic link is broken or loops", "commit the file itself")
-    if target.is_dir() or root not in target.parents:
-        return Problem(
-            str(path),
-            None,
-            None,
-            "$",
-            "symbolic link points outside its folder: not read",
-            "commit the file itself, not a link",
-        )
-    return None
+def _link_problem(path: Path) -> Problem:
+    """A link under submissions/ or catalog/ is refused whatever it points at: following it could
+    read a file outside the repository (and show its content in a message)."""
+    return Problem(str(path), None, None, "$", not_regular("a symbolic link"), NOT_REGULAR_HINT)
 
 
 class CheckFailed(RuntimeError):
@@ -248,7 +225,9 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
     shown = shown_relative_to(root)
     result.entries, result.duplicates, duplicate_problems = set_aside_duplicates(valid, catalog, shown)
     result.problems += duplicate_problems
-    result.problems = [replace(p, file=shown(p.file)) for p in result.problems]
+    result.problems += names.clash_problems(valid, shown)
+    # A link in the catalog is met twice (loading the catalog, walking the files): said once.
+    result.problems = list(dict.fromkeys(replace(p, file=shown(p.file)) for p in result.problems))
     result.problems.sort(key=lambda p: (p.file, p.line, p.col, p.json_path, p.message))
     result.ignored = [(shown(name), why) for name, why in result.ignored]
     if cache is not None:
@@ -348,10 +327,8 @@ def _check_in_worker(path: Path) -> tuple[Entry | None, list[Problem]]:
 def _catalog_digest(catalog: Catalog) -> str:
     parts = []
     for name in sorted(str(p) for p in catalog.files):
-        try:
-            parts.append(name + "\0" + digest(Path(name).read_bytes()))
-        except OSError:
-            parts.append(name + "\0missing")
+        content = read_regular(name, 64 * MAX_BYTES)  # a link in the catalog is never followed
+        parts.append(name + "\0" + (digest(content) if content is not None else "missing"))
     return digest("\n".join(parts))
 
 
@@ -407,6 +384,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     if doc.bad_numbers:
         return
     system, result, source = data["system"], data["result"], data["source"]
+    yield from names.name_problems(doc)
 
     round_ = catalog.rounds.get(data["round"])
     if round_ is None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from leaderboard import manifest
+from leaderboard.files import read_regular
 from leaderboard.problems import Problem
 
 REIMPORT_HINT = (
@@ -123,7 +124,7 @@ def check(
         ):
             continue
         old = _show(repo, merge_base, name)
-        new = None if status == "deleted" else (repo / name).read_bytes()
+        new = None if status == "deleted" else read_regular(repo / name)  # a link is never followed
         diffs.append(EntryDiff(name, status, field_changes(old, new)))
         entry_id = path.relative_to(submissions).with_suffix("").as_posix()
         was_verified = old is not None and before.get(entry_id) == manifest.file_digest(old)
@@ -132,7 +133,7 @@ def check(
         if status == "deleted":
             reimport = entry_id not in after
         else:
-            reimport = after.get(entry_id) == manifest.file_digest(new)
+            reimport = new is not None and after.get(entry_id) == manifest.file_digest(new)
         if not (reimport and reimport_confirmed):
             fields = ", ".join(f"{c.path}: {shown(c.before, 30)} -> {shown(c.after, 30)}" for c in diffs[-1].fields[:4])
             what = "deletes" if status == "deleted" else f"changes ({fields})"

@@ -20,6 +20,7 @@ from pathlib import Path
 from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
 from leaderboard.normalize import DEFAULT_TIER, TIERS, competition_ranks, usd_per_chip_hour
 from leaderboard.problems import plural
+from leaderboard.review import markdown
 from leaderboard.rows import TableRows, table_rows
 from leaderboard.validate import entries_in
 
@@ -339,7 +340,7 @@ def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str])
             "|---|---|---|---|",
         ]
         out += [
-            f"| `{cell(m.entry_id)}` | {cell(m.group)} | {cell(_money(m.before))} → {cell(_money(m.after))}"
+            f"| {markdown.code(m.entry_id)} | {cell(m.group)} | {cell(_money(m.before))} → {cell(_money(m.after))}"
             f"{cell(_factor(m))} | {_rank(m.rank_before)} → {_rank(m.rank_after)} |"
             for m in effect.largest
         ]

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from leaderboard.files import load
+from leaderboard.review import markdown
 
 # What kind of path each is: the first row whose pattern matches wins (fnmatch: `*` crosses
 # folders). Vendored Python under catalog/ is code, not catalog data, hence code before catalog.
@@ -208,4 +209,4 @@ def markdown_lines(paths: list[ChangedPath], cell: Callable[[str], str]) -> tupl
 
 def _row(path: ChangedPath, cell: Callable[[str], str]) -> str:
     change = path.change + (f"; {path.detail}" if path.detail else "")
-    return f"| `{cell(path.file)}` | {cell(path.kind)} | {cell(change)} |"
+    return f"| {markdown.code(path.file)} | {cell(path.kind)} | {cell(change)} |"
