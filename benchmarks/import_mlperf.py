@@ -101,25 +101,31 @@ def timed(command: list[str], cwd: Path) -> dict:
     }
 
 
-def leaderboard_import(sources: list[Path], out: Path, round_id: str | None = None) -> list[str]:
+def leaderboard_import(sources: list[Path], out: Path, catalog: Path, round_id: str | None = None) -> list[str]:
     command = [sys.executable, "-m", "leaderboard", "import-mlperf", *map(str, sources), "--out", str(out)]
-    command += ["--catalog", str(ROOT / "catalog"), "-q"]
+    command += ["--catalog", str(catalog), "-q"]
     return command + (["--round", round_id] if round_id else [])
 
 
 def entries_written(out: Path) -> dict[str, int]:
     """Entries per round under an --out folder."""
+    if not out.is_dir():  # the import failed before writing anything
+        return {}
     return {d.name: sum(1 for _ in d.rglob("*.yaml")) for d in sorted(out.iterdir()) if d.is_dir()}
 
 
 def best_import(sources: list[Path], repeat: int, round_id: str | None = None) -> dict:
     """`leaderboard import-mlperf SOURCES` `repeat` times, each into a fresh temporary --out: the
-    fastest run, with the largest peak memory of all runs and the entries the last one wrote."""
+    fastest run, with the largest peak memory of all runs and the entries the last one wrote.
+    Each run gets its own copy of the catalog (copied before timing), since an import writes its
+    manifests to catalog/verified/: the project's are never touched."""
     runs = []
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory(prefix="bench-import-") as out:
-            result = timed(leaderboard_import(sources, Path(out), round_id), ROOT)
-            result["entries"] = entries_written(Path(out))
+        with tempfile.TemporaryDirectory(prefix="bench-import-") as scratch:
+            out, catalog = Path(scratch) / "submissions", Path(scratch) / "catalog"
+            shutil.copytree(ROOT / "catalog", catalog)
+            result = timed(leaderboard_import(sources, out, catalog, round_id), ROOT)
+            result["entries"] = entries_written(out)
         runs.append(result)
     best = dict(min(runs, key=lambda r: r["seconds"]))
     best["peak_mib"] = max(r["peak_mib"] for r in runs)
