@@ -45,12 +45,14 @@ TREE_FOLDERS = {
     "v0.5": {"gnmt", "ncf", "resnet", "ssd", "transformer"},  # maskrcnn, minigo: all logs missing in the public copy
     "v0.6": {"gnmt", "mask", "maskrcnn", "minigo", "resnet", "ssd", "transformer"},
     "v0.7": {"bert", "dlrm", "gnmt", "maskrcnn", "minigo", "resnet", "ssd", "transformer"},
+    "v1.0": {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"},
     "v1.1": {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"},
     "v2.0": {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"},
     "v2.1": {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"},
     "v3.0": {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "rnnt", "ssd", "unet3d"},
     "v3.1": {"bert", "dlrm_dcnv2", "gpt3", "maskrcnn", "resnet", "rnnt", "ssd", "stable_diffusion", "unet3d"},
     "v4.0": {"bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "resnet", "ssd", "stable_diffusion", "unet3d"},
+    "v4.1": {"bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"},
     "v5.0": {"bert", "dlrm_dcnv2", "llama2_70b_lora", "llama31_405b", "retinanet", "rgat", "stable_diffusion"},
     "v5.1": {"dlrm_dcnv2", "flux1", "llama2_70b_lora", "llama31_405b", "llama31_8b", "retinanet", "rgat"},
 }
@@ -366,6 +368,12 @@ def test_every_round_with_rcps_has_its_table():
 
 _LOG = re.compile(r"(?:^|/)results/[^/]+/(?P<folder>[^/]+)/result_\d+\.txt$")
 
+# Result directories of a published tree that hold another number of logs than the round's runs
+# although MISSING.txt lists none of theirs: the round's public repository has only these (the
+# importer skips them with that reason; the reference tool, which does not count runs, scores
+# the U-Net one).
+SHORT_UPSTREAM = {"mlperf-training-v1.0/Supermicro/results/as-4142gs-tnr/unet3d": 22}
+
 
 @pytest.mark.parametrize("round_id", MLPERF_ROUNDS)
 def test_tree_folders_and_logs_per_result(round_id):
@@ -373,15 +381,21 @@ def test_tree_folders_and_logs_per_result(round_id):
     if not archive.is_file():
         pytest.skip(f"{archive} is absent")
     logs: Counter[tuple[str, str]] = Counter()
+    missing: set[str] = set()  # result directories MISSING.txt names a log of
     with tarfile.open(archive, "r|xz") as tar:
         for member in tar:
             match = _LOG.search(member.name) if member.isfile() else None
             if match:
                 logs[(member.name.rsplit("/", 2)[0], match["folder"])] += 1
+            elif member.isfile() and member.name.endswith("/MISSING.txt"):
+                text = tar.extractfile(member).read().decode("utf-8")
+                missing |= {f"{round_id}/{line.rsplit('/', 1)[0]}" for line in text.splitlines() if "/results/" in line}
     assert {folder for _, folder in logs} == TREE_FOLDERS[round_id.rsplit("-", 1)[1]]
     mapping = ROUNDS[round_id].get("benchmark_folders") or {}
-    wrong = {d: n for (d, f), n in logs.items() if n != rounds_of(mapping.get(f, f))[round_id]["runs"]}
-    assert wrong == {}
+    wrong = {f"{d}/{f}": n for (d, f), n in logs.items() if n != rounds_of(mapping.get(f, f))[round_id]["runs"]}
+    assert {d: n for d, n in wrong.items() if d not in missing} == {
+        d: n for d, n in SHORT_UPSTREAM.items() if d.startswith(f"{round_id}/")
+    }
 
 
 # ---- prices: none dated before its part's release without a reviewed reason ----------------

@@ -331,6 +331,13 @@ def test_quality_is_the_worst_counted_run_in_the_metric_direction(catalog):
         ({"accelerator_model_name": "nvidia  a100-pcie-40gb (250w)"}, {"accelerator": "a100-pcie-40gb"}),
         ({"accelerator_model_name": "NVIDIA A100-PCIe-40GB(250W)"}, {"accelerator": "a100-pcie-40gb"}),
         ({"accelerator_model_name": "NVIDIA A100-SXM4-80GB(400W)"}, {"accelerator": "a100-sxm4-80gb"}),
+        # v1.0 and v4.1 part names, each an alias of a sourced catalog part
+        ({"accelerator_model_name": "NVIDIA A100-SXM-80GB (500W)"}, {"accelerator": "a100-sxm4-80gb"}),
+        ({"accelerator_model_name": "Ascend 910 Pro A"}, {"accelerator": "ascend-910a-pro"}),
+        ({"accelerator_model_name": "Ascend 910 Premium A"}, {"accelerator": "ascend-910a-premium"}),
+        ({"accelerator_model_name": "H100 NVL Tensor Core GPU (PCIe)"}, {"accelerator": "h100-nvl"}),
+        ({"accelerator_model_name": "NVIDIA H100 80GB HBM3"}, {"accelerator": "h100-sxm5-80gb"}),
+        ({"accelerator_model_name": "NVIDIA A100 - PCIe - 80 GB"}, {"accelerator": "a100-pcie-80gb"}),
         ({"status": "Available cloud"}, {"availability": "available"}),
         ({"status": "Available on-premise"}, {"availability": "available"}),
         ({"status": "Research, Development, or Internal (RDI)"}, {"availability": "research"}),
@@ -364,6 +371,15 @@ def test_quality_is_the_worst_counted_run_in_the_metric_direction(catalog):
                 "host_processor_model_name": "Intel(R) Xeon(R) Platinum 8380H CPU @ 2.90GHz",
             },
             {"chips": 4, "host_processor_count": 4, "accelerator": "xeon-platinum-8380h"},
+        ),
+        (
+            {
+                "accelerators_per_node": "0",
+                "accelerator_model_name": "N/A",
+                "host_processors_per_node": "8",
+                "host_processor_model_name": "Intel(R) Xeon(R) Platinum 8376H CPU @ 2.60GHz",
+            },
+            {"chips": 16, "host_processor_count": 16, "accelerator": "xeon-platinum-8376h"},
         ),
     ],
 )

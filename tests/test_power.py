@@ -1,6 +1,6 @@
 """Energy from MLPerf Training power logs (leaderboard.importers.power): the readers and the
-arithmetic on small logs with the expected numbers written out, and the real v4.0 and v5.0 power
-logs against what mlperf-logging 4.1.68 computes for them."""
+arithmetic on small logs with the expected numbers written out, and the real v4.0, v4.1 and v5.0
+power logs against what mlperf-logging 4.1.68 computes for them."""
 
 from __future__ import annotations
 
@@ -276,6 +276,15 @@ SWITCH_CASES = [
 def test_switch_log(case, lines, expected):
     switch = read_switch_power(log(*lines))
     assert (switch.watts, switch.conversion_eff, switch.switch_id) == expected
+    assert switch.estimated
+
+
+def test_a_measured_switch_counts_nothing_as_in_the_reference_tool():
+    """Readings and no estimate (Dell's v4.1 sw_0.txt): 0 W, marked as not estimated, so the
+    result's scope stays `nodes`; `_compute_power_sw` reads only interconnect_power_est."""
+    switch = read_switch_power(log(start(0), rec("conversion_eff", 0, 0.96), reading(1000, 686), stop(2000)))
+    assert (switch.watts, switch.conversion_eff, switch.estimated) == (0.0, 0.96, False)
+    assert run_energy_joules([NODE_1KW], [switch], 1000) == NODE_1KW.joules(1000)
 
 
 @pytest.mark.parametrize(
@@ -394,6 +403,25 @@ V50_BERT_RUN_ENERGY_J = {  # the reference's per-run energies (power_scores_trac
     "result_4": 2136443.858657627,
 }
 
+# v4.1 (Dell, the round's only power result: 8 nodes and one switch log of measured readings, no
+# interconnect_power_est): result_summarizer._compute_strong_score_standalone("llama2_70b_lora",
+# system, True, folder, "training", "4.1.0", {"submitter": "Dell"}, return_full_scores=True); its
+# per-run energies (power_scores_track) and score, in J. The switch logs add 0 there.
+V41_SYSTEM = "mlperf-training-v4.1/Dell/results/8xXE9680x8H100-SXM-80GB-POWER/llama2_70b_lora/"
+V41_ENERGY_J = 16329287.185268339
+V41_RUN_ENERGY_J = {
+    "result_0": 16143281.64361597,
+    "result_1": 17838302.270935252,
+    "result_2": 15655250.95881875,
+    "result_3": 16019229.038222102,
+    "result_4": 15525978.402467547,
+    "result_5": 13529045.565844355,
+    "result_6": 17528383.695579372,
+    "result_7": 18042912.560350783,
+    "result_8": 16005038.677291462,
+    "result_9": 15918832.795216262,
+}
+
 V40 = "mlperf-training-v4.0/"
 # folder: (energy in J, {run: synthetic time to train in ms})
 V40_ENERGY = {
@@ -486,6 +514,39 @@ def v50(shared_data):
             else:
                 _read_power(archive, member, found)
     return {folder.removeprefix(V50_SYSTEM): runs for folder, runs in found.items()}, minutes
+
+
+@pytest.fixture(scope="module")
+def v41(shared_data):
+    """Dell's v4.1 power logs and the times to train of its result logs, read from the archive."""
+    found: dict = {V41_SYSTEM.rstrip("/"): {}}
+    ttt = {}
+    with tarfile.open(shared_data / "mlperf-training-v4.1.tar.xz", "r|xz") as archive:
+        for member in archive:
+            if not member.isfile() or not member.name.startswith(V41_SYSTEM):
+                continue
+            result = re.fullmatch(r".*/(result_\d+)\.txt", member.name)
+            if result and "/power/" not in member.name:
+                run = read_run(archive.extractfile(member), Targets(0.0, "higher"))
+                ttt[result.group(1)] = run.stop_ms - run.start_ms
+            else:
+                _read_power(archive, member, found)
+    return found[V41_SYSTEM.rstrip("/")], ttt
+
+
+def test_v41_energy_matches_the_reference_tool(v41):
+    runs, ttt = v41
+    assert sorted(runs) == sorted(V41_RUN_ENERGY_J) == sorted(ttt)
+    names = sorted(runs)
+    energies = []
+    for name in names:
+        logs = runs[name]
+        assert not logs["errors"] and len(logs["node"]) == 8 and len(logs["sw"]) == 1, name
+        assert [(s.watts, s.estimated) for s in logs["sw"]] == [(0.0, False)]
+        energies.append(run_energy_joules(logs["node"], logs["sw"], ttt[name]))
+        assert energies[-1] == pytest.approx(V41_RUN_ENERGY_J[name], rel=1e-6), name
+    ours = result_energy([ttt[n] / 60_000 for n in names], energies)
+    assert ours == pytest.approx(V41_ENERGY_J, rel=1e-6)
 
 
 def test_v50_energy_matches_the_reference_tool(v50):

@@ -74,7 +74,7 @@ def result_energy(
             return None, f"run {number} has no node power log"
         run = runs[index]
         runs_joules.append(power.run_energy_joules(nodes, switches, run.stop_ms - run.start_ms))
-        scopes.add("nodes and interconnect" if switches else "nodes")
+        scopes.add("nodes and interconnect" if any(s.estimated for s in switches) else "nodes")
         measurements |= {node.measurement_type for node in nodes}
     joules = power.result_energy(score.runs_minutes, runs_joules, rules.drop_fastest, rules.drop_slowest)
     if joules is None or len(scopes) != 1:

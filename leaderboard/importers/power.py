@@ -43,11 +43,15 @@ class NodePower:
 
 @dataclass(frozen=True)
 class SwitchPower:
-    """One switch log: the first interconnect_power_est and the conversion_eff logged before it."""
+    """One switch log: the first interconnect_power_est and the conversion_eff logged before it.
+
+    A switch whose power was measured (power_reading records, no estimate: Dell's v4.1 sw_0.txt)
+    counts 0 W, as in the reference tool, which reads only interconnect_power_est."""
 
     watts: float
     conversion_eff: float
     switch_id: str | None  # the estimate's metadata `switch_id`, when logged
+    estimated: bool = True  # False: measured readings only, which the reference tool does not count
 
     def joules(self, time_to_train_ms: float) -> float:
         return self.conversion_eff * self.watts * time_to_train_ms / 1000
@@ -246,8 +250,10 @@ class _Where:
 
 
 def read_switch_power(stream: BinaryIO) -> SwitchPower:
-    """A switch's power log, read in chunks; ValueError (one line) when it has no estimate."""
-    eff, watts, switch_id = 1.0, None, None
+    """A switch's power log, read in chunks; ValueError (one line) when it has neither an estimate
+    nor readings. Readings without an estimate give 0 W (`estimated` False), as the reference
+    tool's `_compute_power_sw` counts only interconnect_power_est."""
+    eff, watts, switch_id, readings = 1.0, None, None, 0
     for where, record in _records(stream):
         key = record.get("key")
         if watts is not None:
@@ -256,6 +262,10 @@ def read_switch_power(stream: BinaryIO) -> SwitchPower:
             eff = _value(record, where, key)
         elif key == "interconnect_power_est":
             watts, switch_id = _value(record, where, key), _metadata(record, "switch_id")
+        elif key == "power_reading":
+            readings += 1
+    if watts is None and readings:
+        return SwitchPower(0.0, eff, None, estimated=False)
     if watts is None:
         raise ValueError("no interconnect_power_est")
     return SwitchPower(watts, eff, switch_id)
