@@ -20,6 +20,7 @@ from leaderboard import schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
+from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.review import names
@@ -225,7 +226,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
     shown = shown_relative_to(root)
     result.entries, result.duplicates, duplicate_problems = set_aside_duplicates(valid, catalog, shown)
     result.problems += duplicate_problems
-    result.problems += names.clash_problems(valid, shown)
+    result.problems += names.clash_problems(valid, shown, lambda entry: _as_imported(entry, catalog))
     # A link in the catalog is met twice (loading the catalog, walking the files): said once.
     result.problems = list(dict.fromkeys(replace(p, file=shown(p.file)) for p in result.problems))
     result.problems.sort(key=lambda p: (p.file, p.line, p.col, p.json_path, p.message))
@@ -550,3 +551,12 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                 f"minutes {result['minutes']} is not the olympic mean of runs_minutes{scaled} ({mean * factor:.4f})",
                 f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest",
             )
+
+
+def _as_imported(entry: Entry, catalog: Catalog) -> bool:
+    """Whether the entry's file is byte for byte what an importer wrote (its manifest digest)."""
+    expected = catalog.verified.get(entry.entry_id)
+    if expected is None:
+        return False
+    content = read_regular(entry.file)
+    return content is not None and file_digest(content) == expected

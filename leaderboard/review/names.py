@@ -213,15 +213,21 @@ def name_problems(doc: Document) -> Iterator[Problem]:
         )
 
 
-def clash_problems(entries: Iterable[tuple[Entry, bool]], shown: Callable[[str], str] = str) -> list[Problem]:
+def clash_problems(
+    entries: Iterable[tuple[Entry, bool]],
+    shown: Callable[[str], str] = str,
+    as_published: Callable[[Entry], bool] = lambda entry: False,
+) -> list[Problem]:
     """Look-alike submitters among valid entries (tree.Entry, and whether it is one to report
-    on): a problem on the submitter of each reported entry whose name passes for another."""
+    on): a problem on the submitter of each reported entry whose name passes for another.
+    An entry `as_published` (byte for byte what an importer wrote from the published record:
+    MLCommons' own 'SUPERMICRO' beside its 'Supermicro') keeps the name it was published under."""
     entries = list(entries)
     clashes = submitter_clashes([(entry.data["submitter"], entry.file) for entry, _ in entries])
     problems = []
     for index, found in sorted(clashes.items()):
         entry, named = entries[index]
-        if not named:
+        if not named or as_published(entry):
             continue
         for clash in found:
             where = shown(clash.other_file)
