@@ -23,7 +23,9 @@ EXTRA_PRICE_FILES = "prices-*"
 PRICE_INDEX_FILE = "price-index"
 # Optional: where the site is published (base_url), for absolute links in the feed and sitemap.
 SITE_FILE = "site"
-OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE)
+# Optional: cloud instance types that free-text hardware names (DAWNBench's `hardware`).
+INSTANCE_TYPES_FILE = "instance-types"
+OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, INSTANCE_TYPES_FILE)
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,28 @@ class PriceIndex:
     months: dict[str, float]
 
 
+@dataclass(frozen=True)
+class InstanceType:
+    """What one cloud instance type (or machine, or pod) holds, from catalog/instance-types.yaml."""
+
+    provider: str
+    name: str
+    source: str
+    aliases: tuple[str, ...] = ()
+    accelerator: str | None = None
+    count: float | None = None
+    unit: str = "chip"
+    pod: bool = False
+    unresolved_reason: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    aliases: tuple[str, ...]
+
+
 @dataclass
 class Catalog:
     rounds: dict[str, Round] = field(default_factory=dict)
@@ -125,6 +149,8 @@ class Catalog:
     price_index: PriceIndex | None = None
     base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
     verified: dict[str, str] = field(default_factory=dict)  # entry id -> file digest (catalog/verified/)
+    instance_types: tuple[InstanceType, ...] = ()
+    providers: tuple[Provider, ...] = ()
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -226,6 +252,12 @@ def load_catalog(directory: Path) -> Catalog:
         index = data[PRICE_INDEX_FILE][1]
         catalog.price_index = PriceIndex(
             index["series"], index["name"], index["source"], {m: float(v) for m, v in index["months"].items()}
+        )
+    if INSTANCE_TYPES_FILE in data:
+        content = data[INSTANCE_TYPES_FILE][1]
+        catalog.providers = tuple(Provider(p["name"], tuple(p["aliases"])) for p in content["providers"])
+        catalog.instance_types = tuple(
+            InstanceType(**{**item, "aliases": tuple(item.get("aliases", ()))}) for item in content["instance_types"]
         )
     if SITE_FILE in data:
         doc, content = data[SITE_FILE]
@@ -339,6 +371,7 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         doc.problem(("accelerators", i, "aliases", j), f"alias {alias!r} already names {owner[key]!r}")
                     )
                 owner[key] = item["id"]
+    problems += _instance_type_problems(catalog, data)
     for doc, content in data.get("prices", []) if catalog.accelerators else []:
         for i, item in enumerate(content["prices"]):
             if item["accelerator"] not in catalog.accelerators:
@@ -360,4 +393,32 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         "a purchase price is per chip; an hourly price is per chip-, device- or core-hour",
                     )
                 )
+    return problems
+
+
+def _instance_type_problems(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
+    """Each instance type names a known provider and accelerator."""
+    if INSTANCE_TYPES_FILE not in data:
+        return []
+    doc, content = data[INSTANCE_TYPES_FILE]
+    providers = {p.name for p in catalog.providers}
+    problems = []
+    for i, item in enumerate(content["instance_types"]):
+        if item["provider"] not in providers:
+            problems.append(
+                doc.problem(
+                    ("instance_types", i, "provider"),
+                    f"unknown provider {item['provider']!r}",
+                    did_you_mean(item["provider"], providers),
+                )
+            )
+        accelerator = item.get("accelerator")
+        if accelerator is not None and catalog.accelerators and accelerator not in catalog.accelerators:
+            problems.append(
+                doc.problem(
+                    ("instance_types", i, "accelerator"),
+                    f"unknown accelerator {accelerator!r}",
+                    did_you_mean(accelerator, catalog.accelerators),
+                )
+            )
     return problems

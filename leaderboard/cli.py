@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from leaderboard import tables
+from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.problems import Problem
 
 DEFAULT_DB = "leaderboard.duckdb"
@@ -32,7 +33,7 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, commands=[import_dawnbench])
 @click.version_option(package_name="leaderboard")
 def main() -> None:
     """Open results database and leaderboard for ML training benchmarks."""
