@@ -297,3 +297,20 @@ def test_real_archive_in_the_database(real_import: Path):
             "SELECT min(hours) FROM progress WHERE entry_id LIKE '%/cifar10-fastai-pytorch' AND reaches_target"
         ).fetchone()[0]
         assert first * 60 == pytest.approx(fastai[0])
+
+
+def test_real_archive_on_the_site(real_import: Path):
+    site = real_import / "site"
+    round_page = (site / "rounds/dawnbench-v1.0.html").read_text(encoding="utf-8")
+    assert "self-reported and never verified" in round_page
+    assert 'id="cost-check"' in round_page and '<th scope="row">All</th><td class="n">35</td>' in round_page
+    assert (site / "charts/dawnbench-v1.0--reported-cost.svg").is_file()
+    entry = next((site / "entries/dawnbench-v1.0").rglob("cifar10-fastai-pytorch.html")).read_text(encoding="utf-8")
+    assert 'id="progress"' in entry and "40 evaluations" in entry
+    assert 'id="reported-cost"' in entry and "ours / theirs = <strong>1.00</strong>" in entry
+    assert 'data-spec="spec-entry--dawnbench-v1.0--' in entry
+    board = (site / "boards/dawnbench-v1.0/dawnbench-cifar10.html").read_text(encoding="utf-8")
+    linked = re.findall(r'href="\.\./\.\./(entries/[^"]+)"', board)
+    assert len(linked) == 26 and all(
+        link.startswith("entries/dawnbench-v1.0/") for link in linked
+    )  # never beside MLPerf
