@@ -22,6 +22,7 @@ from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.files import MAX_BYTES, SUFFIXES, Document, load
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
+from leaderboard.progress import progress_problems
 from leaderboard.tree import (
     NOT_DATA,
     Entry,
@@ -550,6 +551,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                 f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)",
             )
 
+    yield from progress_problems(doc, result, benchmark)
     runs = result.get("runs_minutes")
     if runs is not None:
         if rules and len(runs) != rules.runs:

@@ -314,3 +314,23 @@ def test_real_archive_on_the_site(real_import: Path):
     assert len(linked) == 26 and all(
         link.startswith("entries/dawnbench-v1.0/") for link in linked
     )  # never beside MLPerf
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["result"].update(minutes=6.0), "is not the time of the first evaluation reaching the target"),
+        (lambda d: d["result"].update(quality=95.0), "is not top1Accuracy of the first evaluation"),
+        (lambda d: d["result"]["progress"][1].update(top1Accuracy=93.0), "is not the time of the first evaluation"),
+        (lambda d: [p.update(top1Accuracy=50.0) for p in d["result"]["progress"]], "no evaluation reaches the target"),
+    ],
+)
+def test_a_time_that_disagrees_with_its_progress_fails_validation(empty_project, small_tree, edit, message):
+    assert run_cli("import-dawnbench", small_tree, cwd=empty_project).code == 0
+    path = empty_project / "submissions/dawnbench-v1.0/acme-research/cifar10-acme-good.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    done = run_cli("validate", path, cwd=empty_project)
+    assert done.code == 1
+    assert message in done.out
