@@ -174,7 +174,8 @@ def _from_instance(text: str, found: tuple[int, int, InstanceType], stated) -> H
     else:
         machines, words = _machines(text, before)
         count = int(machines * instance.count)
-        how = f"{machines} x {label} ({instance.count:g} {instance.accelerator} {instance.unit}s each)"
+        plural = "s" if instance.count != 1 else ""
+        how = f"{machines} x {label} ({instance.count:g} {instance.accelerator} {instance.unit}{plural} each)"
         if words:
             how += f", from {words!r}"
     if stated is not None:
