@@ -334,3 +334,19 @@ def test_a_time_that_disagrees_with_its_progress_fails_validation(empty_project,
     done = run_cli("validate", path, cwd=empty_project)
     assert done.code == 1
     assert message in done.out
+
+
+def test_real_archive_charts_are_valid_and_name_their_results(real_import: Path):
+    from test_site import chart_values, vega_lite_validator
+
+    validator = vega_lite_validator()
+    charts = sorted((real_import / "site/charts").glob("*dawnbench*.vl.json"))
+    assert len(charts) > 63  # a progress chart per entry, the cross-check, the boards' own
+    for path in charts:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        assert not [e.message for e in validator.iter_errors(spec)], path.name
+        assert {v["entry_id"].split("/")[0] for v in chart_values(spec) if "entry_id" in v} == {"dawnbench-v1.0"}
+        tooltips = {
+            t["field"] for layer in spec.get("layer", [spec]) for t in layer.get("encoding", {}).get("tooltip", [])
+        }
+        assert {"submitter", "system", "chips", "minutes", "chip_hours"} <= tooltips, path.name

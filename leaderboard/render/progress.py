@@ -10,12 +10,31 @@ import altair as alt
 
 from leaderboard.render.charts import LOG, Chart, _finish, _named
 
+RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
+RESULT_TOOLTIP = [
+    alt.Tooltip("submitter:N", title="Submitter"),
+    alt.Tooltip("system:N", title="Hardware"),
+    alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+    alt.Tooltip("minutes:Q", title="Minutes to the target", format=",.4~f"),
+    alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.4~f"),
+    alt.Tooltip("cost_usd:Q", title="Our cost, on-demand", format="$,.2f"),
+]
+
 
 def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
     """The benchmark's metric at every evaluation against hours since the start, with the target
     (dashed) and the evaluation that reached it first (the result's time)."""
+    # Each point also names its result, as every chart's points do (tooltips, and the tests that
+    # check a chart never mixes rounds).
+    result = {k: row.get(k) for k in RESULT_FIELDS}
     points = [
-        {"epoch": p["epoch"], "hours": p["hours"], "quality": p["quality"], "reaches_target": bool(p["reaches_target"])}
+        {
+            "epoch": p["epoch"],
+            "hours": p["hours"],
+            "quality": p["quality"],
+            "reaches_target": bool(p["reaches_target"]),
+            **result,
+        }
         for p in row.get("progress_rows") or []
         if p["quality"] is not None
     ]
@@ -35,6 +54,7 @@ def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
                 alt.Tooltip("epoch:Q", title="Epoch", format=",.4~f"),
                 alt.Tooltip("hours:Q", title="Hours", format=",.4~f"),
                 alt.Tooltip("quality:Q", title=metric, format=",.4~f"),
+                *RESULT_TOOLTIP,
             ],
         )
     )
@@ -73,7 +93,7 @@ def reported_rows(rows: list[dict]) -> list[dict]:
 def reported_cost_chart(name: str, rows: list[dict], context: str) -> Chart | None:
     """Our cost against the submitter's reported cost, log-log, with y = x."""
     points = [
-        {k: r.get(k) for k in ("entry_id", "submitter", "system", "accelerator_name", "chips", "minutes", "cost_usd")}
+        {k: r.get(k) for k in (*RESULT_FIELDS, "accelerator_name")}
         | {"reported": r["reported_cost_usd"], "ratio": r["cost_ratio_reported"], "provider": r.get("provider") or "—"}
         for r in reported_rows(rows)
     ]
@@ -94,12 +114,8 @@ def reported_cost_chart(name: str, rows: list[dict], context: str) -> Chart | No
             color=alt.Color("accelerator_name:N", title="Accelerator"),
             shape=alt.Shape("provider:N", title="Provider"),
             tooltip=[
-                alt.Tooltip("submitter:N", title="Submitter"),
-                alt.Tooltip("system:N", title="Hardware"),
-                alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
-                alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+                *RESULT_TOOLTIP,
                 alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
-                alt.Tooltip("cost_usd:Q", title="Ours", format="$,.2f"),
                 alt.Tooltip("ratio:Q", title="Ours / reported", format=",.2f"),
             ],
         )
