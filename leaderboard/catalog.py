@@ -30,7 +30,9 @@ COMPUTE_FILE = "compute-epoch"
 OVERRIDES_FILE = "plausibility-overrides"
 # Optional: every archive the importers read, with its checksum (leaderboard.archives).
 ARCHIVES_FILE = archives.FILE
-OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE, ARCHIVES_FILE)
+# Optional: cloud instance types that free-text hardware names (DAWNBench's `hardware`).
+INSTANCE_TYPES_FILE = "instance-types"
+OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE, ARCHIVES_FILE, INSTANCE_TYPES_FILE)
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,28 @@ class Override:
     approved_on: str | None = None
 
 
+@dataclass(frozen=True)
+class InstanceType:
+    """What one cloud instance type (or machine, or pod) holds, from catalog/instance-types.yaml."""
+
+    provider: str
+    name: str
+    source: str
+    aliases: tuple[str, ...] = ()
+    accelerator: str | None = None
+    count: float | None = None
+    unit: str = "chip"
+    pod: bool = False
+    unresolved_reason: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    aliases: tuple[str, ...]
+
+
 @dataclass
 class Catalog:
     rounds: dict[str, Round] = field(default_factory=dict)
@@ -166,6 +190,8 @@ class Catalog:
     training_compute: dict[str, TrainingCompute] = field(default_factory=dict)  # model name -> its compute
     plausibility_overrides: dict[str, Override] = field(default_factory=dict)  # entry id -> override
     archives: archives.ArchiveList | None = None  # catalog/archives.yaml
+    instance_types: tuple[InstanceType, ...] = ()
+    providers: tuple[Provider, ...] = ()
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -272,6 +298,12 @@ def load_catalog(directory: Path) -> Catalog:
         index = data[PRICE_INDEX_FILE][1]
         catalog.price_index = PriceIndex(
             index["series"], index["name"], index["source"], {m: float(v) for m, v in index["months"].items()}
+        )
+    if INSTANCE_TYPES_FILE in data:
+        content = data[INSTANCE_TYPES_FILE][1]
+        catalog.providers = tuple(Provider(p["name"], tuple(p["aliases"])) for p in content["providers"])
+        catalog.instance_types = tuple(
+            InstanceType(**{**item, "aliases": tuple(item.get("aliases", ()))}) for item in content["instance_types"]
         )
     if SITE_FILE in data:
         doc, content = data[SITE_FILE]
@@ -411,6 +443,7 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         doc.problem(("accelerators", i, "aliases", j), f"alias {alias!r} already names {owner[key]!r}")
                     )
                 owner[key] = item["id"]
+    problems += _instance_type_problems(catalog, data)
     for doc, content in data.get("prices", []) if catalog.accelerators else []:
         for i, item in enumerate(content["prices"]):
             if item["accelerator"] not in catalog.accelerators:
@@ -445,4 +478,32 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         did_you_mean(item["accelerator"], catalog.accelerators),
                     )
                 )
+    return problems
+
+
+def _instance_type_problems(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
+    """Each instance type names a known provider and accelerator."""
+    if INSTANCE_TYPES_FILE not in data:
+        return []
+    doc, content = data[INSTANCE_TYPES_FILE]
+    providers = {p.name for p in catalog.providers}
+    problems = []
+    for i, item in enumerate(content["instance_types"]):
+        if item["provider"] not in providers:
+            problems.append(
+                doc.problem(
+                    ("instance_types", i, "provider"),
+                    f"unknown provider {item['provider']!r}",
+                    did_you_mean(item["provider"], providers),
+                )
+            )
+        accelerator = item.get("accelerator")
+        if accelerator is not None and catalog.accelerators and accelerator not in catalog.accelerators:
+            problems.append(
+                doc.problem(
+                    ("instance_types", i, "accelerator"),
+                    f"unknown accelerator {accelerator!r}",
+                    did_you_mean(accelerator, catalog.accelerators),
+                )
+            )
     return problems

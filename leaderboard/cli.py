@@ -17,6 +17,7 @@ from leaderboard import tables
 from leaderboard.cli_archives import fetch_archives, importable_archives
 from leaderboard.cli_common import Failure
 from leaderboard.cli_compute import import_compute
+from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_serve import serve
 from leaderboard.problems import Problem
 
@@ -29,7 +30,7 @@ CATALOG = click.option(
 
 @click.group(
     context_settings={"help_option_names": ["-h", "--help"]},
-    commands=[import_compute, fetch_archives, importable_archives, serve],
+    commands=[import_compute, import_dawnbench, fetch_archives, importable_archives, serve],
 )
 @click.version_option(package_name="leaderboard")
 def main() -> None:

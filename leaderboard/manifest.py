@@ -20,8 +20,8 @@ def file_digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def manifest_path(catalog_dir: Path, round_id: str) -> Path:
-    return Path(catalog_dir) / FOLDER / f"{round_id}.csv"
+def manifest_path(catalog_dir: Path, round_id: str, folder: str = FOLDER) -> Path:
+    return Path(catalog_dir) / folder / f"{round_id}.csv"
 
 
 def row(entry_id: str, data: dict, content: bytes) -> dict:
@@ -37,9 +37,10 @@ def row(entry_id: str, data: dict, content: bytes) -> dict:
     }
 
 
-def write(catalog_dir: Path, round_id: str, rows: Iterable[dict]) -> Path:
-    """The round's manifest, rows in entry order, written atomically; unchanged bytes are kept."""
-    target = manifest_path(catalog_dir, round_id)
+def write(catalog_dir: Path, round_id: str, rows: Iterable[dict], folder: str = FOLDER) -> Path:
+    """The round's manifest, rows in entry order, written atomically; unchanged bytes are kept.
+    `folder`: verified/ for MLPerf's importer, imported/ for importers whose files are not verified."""
+    target = manifest_path(catalog_dir, round_id, folder)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()

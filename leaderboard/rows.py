@@ -21,6 +21,7 @@ from leaderboard.normalize import (
     costs,
     dropped_runs,
     price_in_force,
+    reaches_target,
 )
 from leaderboard.validate import Entry
 
@@ -34,11 +35,12 @@ class TableRows:
     results: list[dict] = field(default_factory=list)
     costs: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
+    progress: list[dict] = field(default_factory=list)
 
 
 def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> TableRows:
     """Normalize valid entries into `results`, `costs` and `runs` rows."""
-    rows, cost_rows, runs = [], [], []
+    rows, cost_rows, runs, progress = [], [], [], []
     # Each accelerator's prices, found once rather than searched for in every entry.
     prices_of: dict[str, list] = {}
     for price in catalog.prices:
@@ -87,6 +89,8 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "host_processor": system.get("host_processor"),
                 "host_processor_count": system.get("host_processor_count"),
                 "framework": system.get("framework"),
+                "provider": system.get("provider"),
+                "instance_type": system.get("instance_type"),
                 "model_name": data.get("model", {}).get("name"),
                 "model_parameters": data.get("model", {}).get("parameters"),
                 "minutes": float(result["minutes"]),
@@ -105,6 +109,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "cost_missing_reason": default.cost_missing_reason,
                 **_today_dollars(default.cost_usd, data["date"], catalog),
                 **_reference_cost(data.get("reference_cost")),
+                **_reported_cost(data.get("reported_cost"), default.cost_usd),
                 "rank": None,
                 "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
@@ -122,8 +127,46 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
         )
         if "runs_minutes" in result:
             runs += run_rows(entry.entry_id, data, catalog)
+        if "progress" in result:
+            progress += progress_rows(entry.entry_id, result, catalog.benchmarks[data["benchmark"]])
     _assign_ranks(rows)
-    return TableRows(rows, cost_rows, runs)
+    return TableRows(rows, cost_rows, runs, progress)
+
+
+def _reported_cost(reported: dict | None, ours: float | None) -> dict:
+    usd = (reported or {}).get("usd")
+    return {
+        "reported_cost_usd": usd,
+        "reported_usd_per_hour": (reported or {}).get("usd_per_hour"),
+        "cost_ratio_reported": ours / usd if ours is not None and usd else None,
+    }
+
+
+# A progress row's metric keys (DAWNBench's TSV columns) -> the progress table's columns.
+PROGRESS_METRICS = {"top1Accuracy": "top1_accuracy", "top5Accuracy": "top5_accuracy", "f1Score": "f1_score"}
+
+
+def progress_rows(entry_id: str, result: dict, benchmark) -> list[dict]:
+    """One row per evaluation of result.progress; quality is the benchmark's metric there (the
+    key its log_metric names), and whether it reaches the result's target."""
+    target, key = result.get("quality_target"), benchmark.log_metric
+    rows = []
+    for index, item in enumerate(result["progress"], start=1):
+        quality = item.get(key) if key else None
+        known = quality is not None and target is not None and benchmark.direction
+        reaches = reaches_target(quality, target, benchmark.direction) if known else None
+        rows.append(
+            {
+                "entry_id": entry_id,
+                "row": index,
+                "epoch": item["epoch"],
+                "hours": item["hours"],
+                "quality": quality,
+                "reaches_target": reaches,
+                **{column: item.get(name) for name, column in PROGRESS_METRICS.items()},
+            }
+        )
+    return rows
 
 
 def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:

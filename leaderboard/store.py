@@ -35,7 +35,7 @@ rounds = sa.Table(
     metadata,
     _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
-    _col("kind", Text, "mlperf-training or published."),
+    _col("kind", Text, "mlperf-training, published or dawnbench."),
     _col("date", Date, "Publication date of the round."),
     _col("url", Text, "Where the round is described."),
     _col("results_repository", Text, "Repository of the round's raw results, if any."),
@@ -49,7 +49,7 @@ benchmarks = sa.Table(
     metadata,
     _col("id", Text, "Benchmark id (catalog/benchmarks.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
-    _col("kind", Text, "mlperf-training or published (a domain of published runs)."),
+    _col("kind", Text, "mlperf-training, published (a domain of published runs) or dawnbench (a DAWNBench task)."),
     _col("task", Text, "What the model learns."),
     _col("dataset", Text, "Training data set."),
     _col("reference_model", Text, "The closed division's model."),
@@ -123,7 +123,7 @@ results = sa.Table(
     _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
     _col("file", Text, "The submission file, relative to the project."),
     _col("round", Text, "Round id."),
-    _col("round_kind", Text, "mlperf-training or published; the two are never ranked together."),
+    _col("round_kind", Text, "mlperf-training, published or dawnbench; never ranked together."),
     _col("benchmark", Text, "Benchmark id."),
     _col("division", Text, "closed or open."),
     _col("availability", Text, "available, preview or research."),
@@ -144,6 +144,8 @@ results = sa.Table(
     _col("host_processor", Text, "Host CPU model."),
     _col("host_processor_count", Int, "Host CPUs in the system."),
     _col("framework", Text, "Software framework."),
+    _col("provider", Text, "Cloud provider the system was rented from, where named (DAWNBench)."),
+    _col("instance_type", Text, "The provider's instance type, where named (p3.16xlarge)."),
     _col("model_name", Text, "Model trained, where named."),
     _col(
         "model_parameters",
@@ -185,6 +187,17 @@ results = sa.Table(
     _col("reference_cost_usd", Float, "Someone else's estimate of the run's cost (Epoch AI's, for imported runs)."),
     _col("reference_cost_year", Int, "The year whose dollars reference_cost_usd is in."),
     _col("reference_cost_source", Text, "Who made that estimate."),
+    _col(
+        "reported_cost_usd",
+        Float,
+        "What the submitter says the run cost: DAWNBench's costPerHour x hours to target; NULL where not given.",
+    ),
+    _col("reported_usd_per_hour", Float, "The submitter's own price per hour of the whole system (DAWNBench)."),
+    _col(
+        "cost_ratio_reported",
+        Float,
+        "cost_usd / reported_cost_usd: our cost from catalog prices over what the submitter paid, where both exist.",
+    ),
     _col(
         "rank",
         Int,
@@ -279,6 +292,22 @@ run_table = sa.Table(
 )
 
 
+progress_table = sa.Table(
+    "progress",
+    metadata,
+    _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
+    _col("row", Int, "The evaluation's place in the source's order, from 1.", primary_key=True),
+    _col("epoch", Float, "Epoch (may be fractional)."),
+    _col("hours", Float, "Hours since training started."),
+    _col("quality", Float, "The benchmark's metric at this evaluation (benchmarks.metric)."),
+    _col("reaches_target", Bool, "true when quality reaches the result's quality_target."),
+    _col("top1_accuracy", Float, "Top-1 accuracy, percent, where evaluated."),
+    _col("top5_accuracy", Float, "Top-5 accuracy, percent, where evaluated."),
+    _col("f1_score", Float, "F1 score (0 to 1), where evaluated."),
+    comment="Training progress of every result that lists it (DAWNBench's per-epoch TSV): one row per evaluation.",
+)
+
+
 epoch_cost_comparison = sa.Table(
     "epoch_cost_comparison",
     metadata,
@@ -345,6 +374,7 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
         "results": rows.results,
         "costs": rows.costs,
         "runs": rows.runs,
+        "progress": rows.progress,
         "epoch_cost_comparison": comparison_rows(rows.results, rows.costs, catalog),
     }
     if is_url(db):

@@ -23,6 +23,7 @@ from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, l
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
+from leaderboard.progress import progress_problems
 from leaderboard.review import names
 from leaderboard.tree import (
     NOT_DATA,
@@ -529,6 +530,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                 f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)",
             )
 
+    yield from progress_problems(doc, result, benchmark)
     runs = result.get("runs_minutes")
     if runs is not None:
         if rules and len(runs) != rules.runs:

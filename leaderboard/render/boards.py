@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leaderboard.render import charts as chart_specs
-from leaderboard.render import model
+from leaderboard.render import model, progress
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
 
@@ -103,6 +103,8 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
                     f"{round_['id']}--epoch-cost", data.epoch_comparison, {r["entry_id"]: r for r in rows}
                 )
             )
+    # Where submitters reported what they paid (DAWNBench): our cost against theirs.
+    charts.append(progress.reported_cost_chart(f"{round_['id']}--reported-cost", rows, round_["name"]))
     site.page(
         path,
         "round.html",
@@ -110,4 +112,5 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
         boards=boards,
         records=model.records,
         charts=[site.chart(c) for c in charts if c],
+        cost_check=progress.cost_check(rows),
     )

@@ -7,6 +7,7 @@ import os
 import stat
 from pathlib import Path
 
+from leaderboard.render import progress
 from leaderboard.render.boards import board_page_path
 from leaderboard.render.writer import SiteWriter
 
@@ -30,6 +31,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
             submission_copy = f"data/{row['file']}"
             site.copy(submission_copy, content)
     page = site.positions[row["entry_id"]] // site.page_rows
+    chart = progress.progress_chart(f"entry--{row['entry_id'].replace('/', '--')}--progress", row, board.benchmark)
     site.page(
         row["path"],
         "entry.html",
@@ -43,6 +45,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         submission_copy=submission_copy,
         per_unit=_chips_per_unit(row, accelerator),
         rules=board.rules,
+        progress_chart=site.chart(chart) if chart is not None else None,
     )
 
 

@@ -147,6 +147,10 @@ def _load(query) -> SiteData:
     runs: dict[str, list[dict]] = {}
     for run in _rows(query, "SELECT * FROM runs ORDER BY entry_id, run", texts):
         runs.setdefault(run["entry_id"], []).append(run)
+    tables = {t for (t,) in query("SELECT table_name FROM information_schema.tables")[1]}
+    progress: dict[str, list[dict]] = {}
+    for item in _rows(query, "SELECT * FROM progress ORDER BY entry_id, row", texts) if "progress" in tables else []:
+        progress.setdefault(item["entry_id"], []).append(item)
     docs = {c.name: c.comment or "" for c in store.results.columns}
     names, _ = query("SELECT * FROM results LIMIT 0")
     columns = [(name, docs.get(name, "")) for name in names]
@@ -161,9 +165,9 @@ def _load(query) -> SiteData:
         row["accelerator_path"] = accelerator_path(row["accelerator"])
         row["verified_note"] = None if row.get("verified") else NOT_VERIFIED
         row["run_rows"] = runs.get(row["entry_id"], [])
+        row["progress_rows"] = progress.get(row["entry_id"], [])
 
     boards = _boards(results, rounds, benchmarks, rules)
-    tables = {t for (t,) in query("SELECT table_name FROM information_schema.tables")[1]}
     epoch = None
     if "epoch_cost_comparison" in tables:
         epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")

@@ -1,0 +1,160 @@
+"""A result's training progress (accuracy against hours, DAWNBench's per-epoch TSV) and the cross-check
+of our cost from catalog prices against the cost submitters reported: charts and the summary table.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import altair as alt
+
+from leaderboard.render.charts import LOG, Chart, _finish, _named
+
+RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
+RESULT_TOOLTIP = [
+    alt.Tooltip("submitter:N", title="Submitter"),
+    alt.Tooltip("system:N", title="Hardware"),
+    alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+    alt.Tooltip("minutes:Q", title="Minutes to the target", format=",.4~f"),
+    alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.4~f"),
+    alt.Tooltip("cost_usd:Q", title="Our cost, on-demand", format="$,.2f"),
+]
+
+
+def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
+    """The benchmark's metric at every evaluation against hours since the start, with the target
+    (dashed) and the evaluation that reached it first (the result's time)."""
+    # Each point also names its result, as every chart's points do (tooltips, and the tests that
+    # check a chart never mixes rounds).
+    result = {k: row.get(k) for k in RESULT_FIELDS}
+    points = [
+        {
+            "epoch": p["epoch"],
+            "hours": p["hours"],
+            "quality": p["quality"],
+            "reaches_target": bool(p["reaches_target"]),
+            **result,
+        }
+        for p in row.get("progress_rows") or []
+        if p["quality"] is not None
+    ]
+    if not points:
+        return None
+    datasets: dict[str, list] = {}
+    metric = benchmark.get("metric") or "quality"
+    x = alt.X("hours:Q", title="Hours since the start")
+    y = alt.Y("quality:Q", title=metric, scale=alt.Scale(zero=False))
+    line = (
+        alt.Chart(_named(datasets, "progress", points))
+        .mark_line(point=True, color="#4e79a7")
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("epoch:Q", title="Epoch", format=",.4~f"),
+                alt.Tooltip("hours:Q", title="Hours", format=",.4~f"),
+                alt.Tooltip("quality:Q", title=metric, format=",.4~f"),
+                *RESULT_TOOLTIP,
+            ],
+        )
+    )
+    layers = [line]
+    if row.get("quality_target") is not None:
+        target = [{"quality": row["quality_target"]}]
+        layers.append(
+            alt.Chart(_named(datasets, "target", target)).mark_rule(strokeDash=[4, 4], color="#777").encode(y=y)
+        )
+    first = next((p for p in points if p["reaches_target"]), None)
+    if first is not None:
+        layers.append(
+            alt.Chart(_named(datasets, "reached", [first]))
+            .mark_point(size=140, color="#e15759", filled=True)
+            .encode(x=x, y=y)
+        )
+    spec = _finish(
+        alt.layer(*layers).properties(height=300),
+        "Training progress",
+        f"{metric} at every evaluation; dashed: the target; red: the first evaluation at the target.",
+        datasets,
+    )
+    description = (
+        f"Line chart of {metric} against hours since the start at {len(points)} evaluations, with the target "
+        f"{row.get('quality_target')} and the first evaluation reaching it"
+        + (f" at {first['hours']:.4g} hours." if first else ".")
+    )
+    return Chart(name, "Training progress: the metric against hours", description, spec)
+
+
+def reported_rows(rows: list[dict]) -> list[dict]:
+    """Results with both our on-demand cost and the cost their submitter reported."""
+    return [r for r in rows if r.get("reported_cost_usd") and r.get("cost_usd")]
+
+
+def reported_cost_chart(name: str, rows: list[dict], context: str) -> Chart | None:
+    """Our cost against the submitter's reported cost, log-log, with y = x."""
+    points = [
+        {k: r.get(k) for k in (*RESULT_FIELDS, "accelerator_name")}
+        | {"reported": r["reported_cost_usd"], "ratio": r["cost_ratio_reported"], "provider": r.get("provider") or "—"}
+        for r in reported_rows(rows)
+    ]
+    if not points:
+        return None
+    datasets: dict[str, list] = {}
+    values = [p["cost_usd"] for p in points] + [p["reported"] for p in points]
+    diagonal = [{"reported": v, "cost_usd": v} for v in (min(values) / 2, max(values) * 2)]
+    x = alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=LOG)
+    y = alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=LOG)
+    line = alt.Chart(_named(datasets, "diagonal", diagonal)).mark_line(strokeDash=[4, 4], color="#777").encode(x=x, y=y)
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color("accelerator_name:N", title="Accelerator"),
+            shape=alt.Shape("provider:N", title="Provider"),
+            tooltip=[
+                *RESULT_TOOLTIP,
+                alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
+                alt.Tooltip("ratio:Q", title="Ours / reported", format=",.2f"),
+            ],
+        )
+    )
+    spec = _finish(
+        alt.layer(line, marks).properties(height=380),
+        "Our cost against the cost submitters reported",
+        f"{context}. Dashed: y = x (the same cost).",
+        datasets,
+    )
+    description = (
+        f"Scatter plot, log-log, of our on-demand cost against the submitter's reported cost for {len(points)} "
+        f"results of {context}, with the line y = x."
+    )
+    return Chart(name, f"Our cost against reported cost, {context}", description, spec)
+
+
+def cost_check(rows: list[dict]) -> list[dict]:
+    """The cross-check in aggregate: per accelerator, and over all, how many results have both
+    costs and the median, lowest and highest of ours / theirs."""
+    both = reported_rows(rows)
+    groups: dict[str, list[dict]] = {}
+    for row in both:
+        groups.setdefault(row["accelerator_name"], []).append(row)
+    summary = [_summary(name, group) for name, group in sorted(groups.items())]
+    if both:
+        summary.append(_summary("All", both))
+    return summary
+
+
+def _summary(name: str, rows: list[dict]) -> dict:
+    ratios = [r["cost_ratio_reported"] for r in rows]
+    return {
+        "group": name,
+        "results": len(rows),
+        "median": statistics.median(ratios),
+        "low": min(ratios),
+        "high": max(ratios),
+        "within_10_percent": sum(1 for r in ratios if 0.9 <= r <= 1.1),
+        "reported_usd": sum(r["reported_cost_usd"] for r in rows),
+        "our_usd": sum(r["cost_usd"] for r in rows),
+    }
