@@ -284,7 +284,9 @@ def test_every_results_folder_maps_to_a_benchmark_of_its_round(round_id):
 
 
 def test_replaced_benchmarks_exist_and_came_before():
-    first_round = {b: min((MLPERF_ROUNDS.index(r) for r in rounds_of(b)), default=None) for b in BENCHMARKS}
+    first_round = {
+        b: min((MLPERF_ROUNDS.index(r) for r in rounds_of(b) if r in MLPERF_ROUNDS), default=None) for b in BENCHMARKS
+    }
     for benchmark, data in BENCHMARKS.items():
         old = data.get("replaces")
         if old is None:
@@ -334,8 +336,9 @@ def expected_rcp_rows(round_id: str) -> list[list[str]]:
     see catalog/rcp/README.md)."""
     rs = ruleset(round_id)
     folders = ROUNDS[round_id].get("benchmark_folders") or {}
+    usage = "hpc" if ROUNDS[round_id]["kind"] == "mlperf-hpc" else "training"  # MLPerf HPC: hpc_X.Y.0
     rows = []
-    for path in sorted((VENDOR / "rcp_checker" / f"training_{rs}").glob("rcps_*.json")):
+    for path in sorted((VENDOR / "rcp_checker" / f"{usage}_{rs}").glob("rcps_*.json")):
         name = path.stem.removeprefix("rcps_")
         benchmark = folders.get(name, name)
         if round_id not in rounds_of(benchmark) or (round_id == "mlperf-training-v1.1" and benchmark == "bert"):
