@@ -49,7 +49,7 @@ def missing_flags(values: dict, catalog: Catalog) -> list[str]:
     round_ = catalog.rounds.get(values.get("round") or "")
     kind = round_.kind if round_ is not None else None
     needed = ["round", "benchmark", "submitter", "system", "accelerator", "count"]
-    needed += {"mlperf-training": ["quality"], "published": ["model", "date"]}.get(kind, [])
+    needed += {"mlperf-training": ["quality"], "mlperf-hpc": ["quality"], "published": ["model", "date"]}.get(kind, [])
     missing = [f"--{name.replace('_', '-')}" for name in needed if values.get(name) is None]
     if values.get("minutes") is None and not values.get("runs_minutes"):
         missing.append("--minutes (or --runs-minutes)")

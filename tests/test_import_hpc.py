@@ -191,6 +191,8 @@ def test_weak_results_rank_by_models_per_minute_on_their_own_board(empty_project
     assert others == [(0,)]
     board = (empty_project / "site" / "boards" / "mlperf-hpc-v1.0" / "deepcam-weak.html").read_text()
     assert board.index("acme-hpc") < board.index("acme-slow")
+    assert "6 models, 0.4 models/min" in board and "ranked by <strong>models per minute</strong>" in board
+    assert "An MLPerf HPC round" in (empty_project / "site" / "rounds" / "mlperf-hpc-v1.0.html").read_text()
 
 
 # Real data: every shipped HPC round against the shipped files and the reference tool.
