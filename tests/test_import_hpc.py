@@ -298,3 +298,35 @@ def test_hpc_targets_and_runs_are_the_vendored_rules(round_id):
         assert rules.open_quality_target == rules.quality_target
         assert f"'{name}': {rules.runs}," in counts
         assert (rules.drop_fastest, rules.drop_slowest) == ((0, 0) if benchmark.scaling == "weak" else (1, 1))
+
+
+HAND_TYPED = """schema_version: 1
+round: mlperf-hpc-v3.0
+benchmark: {benchmark}
+division: closed
+availability: available
+submitter: Acme
+date: "2023-11-08"
+system: {{name: acme-hpc, accelerator: a100-sxm4-80gb, count: 8}}
+result: {{minutes: 30.0, quality: 0.83, quality_target: 0.82{models}}}
+source: {{url: https://example.org/acme}}
+"""
+
+
+@pytest.mark.parametrize(
+    "benchmark, models, message",
+    [
+        ("deepcam-weak", "", "missing required field 'models' (DeepCAM (weak scaling) is a weak-scaling benchmark)"),
+        ("deepcam", ", models: 4", "models is for weak-scaling benchmarks; DeepCAM trains one model"),
+        ("deepcam-weak", ", models: 4", None),
+    ],
+)
+def test_models_belongs_to_weak_scaling_results(empty_project, benchmark, models, message):
+    path = empty_project / "submissions" / "mlperf-hpc-v3.0" / "acme" / "entry.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(HAND_TYPED.format(benchmark=benchmark, models=models))
+    result = run_cli("validate", cwd=empty_project)
+    if message is None:
+        assert result.code == 0, result.out + result.err
+    else:
+        assert result.code == 1 and message in result.out + result.err

@@ -105,7 +105,8 @@ def mlperf_round(catalog: Catalog, round_id: str, kinds=("mlperf-training",)) ->
     round_ = catalog.rounds.get(round_id)
     if round_ is None or round_.kind not in kinds:
         known = ", ".join(r.id for r in catalog.rounds.values() if r.kind in kinds)
-        raise ImportFailure(f"unknown MLPerf round {round_id!r} (catalog has: {known or 'none'})")
+        family = "MLPerf Training" if tuple(kinds) == ("mlperf-training",) else "MLPerf"
+        raise ImportFailure(f"unknown {family} round {round_id!r} (catalog has: {known or 'none'})")
     return round_
 
 
