@@ -39,7 +39,7 @@ OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE, ARC
 class Round:
     id: str
     name: str
-    kind: str  # mlperf-training | published
+    kind: str  # mlperf-training | mlperf-hpc | published
     date: str
     url: str
     results_repository: str | None = None
@@ -49,6 +49,7 @@ class Round:
     rules_source: str | None = None
     init_limit_minutes: dict[str, float] = field(default_factory=dict)  # division -> limit on initialization
     system_corrections: tuple[dict, ...] = ()  # {result, set, reason}: a description that does not fit a result
+    run_stop_status_required: bool = True  # MLPerf HPC: a run_stop without a status fails the run (not in v0.7)
 
     def correction_for(self, result_path: str) -> dict | None:
         return next((c for c in self.system_corrections if c["result"].strip("/") == result_path), None)
@@ -84,6 +85,8 @@ class Benchmark:
     replaces: str | None = None
     extra_directions: dict[str, str] = field(default_factory=dict)
     rounds: dict[str, RoundRules] = field(default_factory=dict)
+    log_key: str = "eval_accuracy"  # the MLLOG key of its evaluations (MLPerf HPC: eval_error for some)
+    scaling: str = "strong"  # strong | weak (MLPerf HPC: many models at once, ranked by models per minute)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,28 @@ DEFAULT_TIER = "on-demand"
 # by time to train (the official score); published runs train different models, so their
 # minutes mean little and they rank by chip-hours. The database's rank and the site's boards
 # both read it from here.
-RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours", "dawnbench": "minutes"}
+RANK_METRIC = {"mlperf-training": "minutes", "mlperf-hpc": "minutes", "published": "chip_hours", "dawnbench": "minutes"}
+# Weak-scaling benchmarks (MLPerf HPC's <benchmark>-weak: many models trained at once) rank on
+# boards of their own by throughput, the most models per minute first.
+WEAK_SCALING_METRIC = "models_per_minute"
+HIGHER_IS_BETTER = frozenset({WEAK_SCALING_METRIC})
+# Round kinds of MLPerf results: scored from published logs, dated by their round, verifiable
+# against the importer's manifest (catalog/verified/).
+MLPERF_KINDS = frozenset({"mlperf-training", "mlperf-hpc"})
+
+
+def rank_metric(kind: str, scaling: str | None = "strong") -> str:
+    """What a board of this round kind and benchmark scaling ranks by."""
+    return WEAK_SCALING_METRIC if scaling == "weak" else RANK_METRIC.get(kind, "minutes")
+
+
+def metric_ranks(values: Sequence[float | None], metric: str) -> list[int | None]:
+    """competition_ranks, the largest value first for a metric where more is better."""
+    if metric in HIGHER_IS_BETTER:
+        values = [None if v is None else -v for v in values]
+    return competition_ranks(values)
+
+
 PURCHASE_NOTE = "purchase price of the chips used (capital cost, not amortized over a run)"
 
 

@@ -13,14 +13,15 @@ from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
     DEFAULT_TIER,
-    RANK_METRIC,
+    MLPERF_KINDS,
     PriceChoice,
     chip_hours,
     chips,
-    competition_ranks,
     costs,
     dropped_runs,
+    metric_ranks,
     price_in_force,
+    rank_metric,
     reaches_target,
 )
 from leaderboard.validate import Entry
@@ -95,6 +96,8 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "model_parameters": data.get("model", {}).get("parameters"),
                 "minutes": float(result["minutes"]),
                 "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
+                "models": result.get("models"),
+                "models_per_minute": result["models"] / result["minutes"] if result.get("models") else None,
                 "estimated": bool(result.get("estimated", False)),
                 "quality": result.get("quality"),
                 "quality_target": result.get("quality_target"),
@@ -129,7 +132,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
             runs += run_rows(entry.entry_id, data, catalog)
         if "progress" in result:
             progress += progress_rows(entry.entry_id, result, catalog.benchmarks[data["benchmark"]])
-    _assign_ranks(rows)
+    _assign_ranks(rows, catalog)
     return TableRows(rows, cost_rows, runs, progress)
 
 
@@ -224,7 +227,7 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
     published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
     claims prove nothing."""
     expected = manifests.get(entry.entry_id)
-    if round_.kind != "mlperf-training" or expected is None:
+    if round_.kind not in MLPERF_KINDS or expected is None:
         return False
     try:
         content = Path(entry.file).read_bytes()
@@ -233,14 +236,16 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
     return file_digest(content) == expected
 
 
-def _assign_ranks(rows: list[dict]) -> None:
-    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC)."""
+def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
+    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC), or by
+    models per minute on a weak-scaling benchmark's board."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
-        metric = RANK_METRIC[group[0]["round_kind"]]
-        for row, rank in zip(group, competition_ranks([r[metric] for r in group]), strict=True):
+        benchmark = catalog.benchmarks.get(group[0]["benchmark"])
+        metric = rank_metric(group[0]["round_kind"], benchmark.scaling if benchmark else None)
+        for row, rank in zip(group, metric_ranks([r[metric] for r in group], metric), strict=True):
             row["rank"] = rank
 
 

@@ -35,7 +35,7 @@ rounds = sa.Table(
     metadata,
     _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
-    _col("kind", Text, "mlperf-training, published or dawnbench."),
+    _col("kind", Text, "mlperf-training, mlperf-hpc (MLPerf HPC), published or dawnbench."),
     _col("date", Date, "Publication date of the round."),
     _col("url", Text, "Where the round is described."),
     _col("results_repository", Text, "Repository of the round's raw results, if any."),
@@ -49,7 +49,11 @@ benchmarks = sa.Table(
     metadata,
     _col("id", Text, "Benchmark id (catalog/benchmarks.yaml).", primary_key=True),
     _col("name", Text, "Display name."),
-    _col("kind", Text, "mlperf-training, published (a domain of published runs) or dawnbench (a DAWNBench task)."),
+    _col(
+        "kind",
+        Text,
+        "mlperf-training, mlperf-hpc, published (a domain of published runs) or dawnbench (a DAWNBench task).",
+    ),
     _col("task", Text, "What the model learns."),
     _col("dataset", Text, "Training data set."),
     _col("reference_model", Text, "The closed division's model."),
@@ -57,6 +61,12 @@ benchmarks = sa.Table(
     _col("direction", Text, "higher or lower: which metric values are better."),
     _col(
         "replaces", Text, "The benchmark this one replaced in MLPerf (RetinaNet replaced SSD); never ranked together."
+    ),
+    _col(
+        "scaling",
+        Text,
+        "strong (one model to the target, ranked by minutes) or weak (MLPerf HPC: many models at once, ranked "
+        "by models_per_minute).",
     ),
     comment="The benchmarks of the catalog.",
 )
@@ -123,7 +133,7 @@ results = sa.Table(
     _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
     _col("file", Text, "The submission file, relative to the project."),
     _col("round", Text, "Round id."),
-    _col("round_kind", Text, "mlperf-training, published or dawnbench; never ranked together."),
+    _col("round_kind", Text, "mlperf-training, mlperf-hpc, published or dawnbench; kinds are never ranked together."),
     _col("benchmark", Text, "Benchmark id."),
     _col("division", Text, "closed or open."),
     _col("availability", Text, "available, preview or research."),
@@ -155,6 +165,18 @@ results = sa.Table(
     ),
     _col("minutes", Float, "Time to train to the quality target (the official score for MLPerf rounds)."),
     _col("runs", Int, "Number of runs in runs_minutes, where given."),
+    _col(
+        "models",
+        Int,
+        "Weak-scaling results (MLPerf HPC <benchmark>-weak): models trained to the target at once; minutes is "
+        "the time to train them all. NULL for every other result.",
+    ),
+    _col(
+        "models_per_minute",
+        Float,
+        "models / minutes: a weak-scaling result's score, ranked most first on its own board. NULL for every "
+        "other result.",
+    ),
     _col("estimated", Bool, "true when minutes is an estimate."),
     _col("quality", Float, "Achieved quality."),
     _col("quality_target", Float, "Target trained to."),
@@ -202,7 +224,7 @@ results = sa.Table(
         "rank",
         Int,
         "1 = best within round x benchmark x division: fewest minutes in MLPerf rounds, fewest chip-hours for "
-        "published runs (the order of the site's boards).",
+        "published runs, most models_per_minute on weak-scaling boards (the order of the site's boards).",
     ),
     _col(
         "verified",

@@ -338,8 +338,9 @@ def expected_rcp_rows(round_id: str) -> list[list[str]]:
     see catalog/rcp/README.md)."""
     rs = ruleset(round_id)
     folders = ROUNDS[round_id].get("benchmark_folders") or {}
+    usage = "hpc" if ROUNDS[round_id]["kind"] == "mlperf-hpc" else "training"  # MLPerf HPC: hpc_X.Y.0
     rows = []
-    for path in sorted((VENDOR / "rcp_checker" / f"training_{rs}").glob("rcps_*.json")):
+    for path in sorted((VENDOR / "rcp_checker" / f"{usage}_{rs}").glob("rcps_*.json")):
         name = path.stem.removeprefix("rcps_")
         benchmark = folders.get(name, name)
         if round_id not in rounds_of(benchmark) or (round_id == "mlperf-training-v1.1" and benchmark == "bert"):

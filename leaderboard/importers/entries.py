@@ -121,7 +121,7 @@ TOP_ORDER = (
 )
 OWNED = {
     "system": {"name", "accelerator", "count", "unit", "nodes", "host_processor", "host_processor_count", "framework"},
-    "result": {"minutes", "quality", "quality_target", "runs_minutes", "runs_quality", "energy"},
+    "result": {"minutes", "models", "quality", "quality_target", "runs_minutes", "runs_quality", "energy"},
     "provenance": None,  # wholly the importer's
     "source": {"url"},
 }

@@ -134,4 +134,15 @@ class V05Entries(Layout):
         )
 
 
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (OrgSystems(), V05Entries())}
+class HpcOrgSystems(OrgSystems):
+    """MLPerf HPC v1.0 on: <org>/results/<system>/<strong|weak>/<benchmark>/result_<i>.txt; the
+    results folder is '<strong|weak>/<benchmark>' (the round's benchmark_folders say which
+    benchmark); a weak-scaling folder's pruned_results/ lies deeper and is not read."""
+
+    name = "hpc-org-systems"
+    _dir = r"^(?:(?P<top>.*)/)?(?P<repo>(?P<org>[^/]+)/results/(?P<system>[^/]+)/(?P<folder>(?:strong|weak)/[^/]+))"
+    _result = re.compile(_dir + r"/result_(?P<run>\d+)\.txt$")
+    _power = None
+
+
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (OrgSystems(), V05Entries(), HpcOrgSystems())}

@@ -28,6 +28,9 @@ from leaderboard.validate import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
 LOG_READERS = {"mllog": "mllog", "mll": "mll", "mlpv0.5": "mlpv05"}
+# Round kind -> the function that imports one of its trees (module:function, imported when used:
+# mlperf_hpc builds on this module). MLPerf HPC trees are MLPerf logs scored by other rules.
+ROUND_IMPORTERS = {"mlperf-training": "mlperf:import_mlperf", "mlperf-hpc": "mlperf_hpc:import_hpc"}
 
 
 class ImportFailure(Exception):
@@ -97,13 +100,20 @@ def read_rcp_tables(catalog_dir: Path, round_id: str) -> dict[str, RcpTable]:
         raise ImportFailure(str(error)) from None
 
 
-def mlperf_round(catalog: Catalog, round_id: str) -> Round:
-    """The catalog's MLPerf Training round, or ImportFailure naming the known ones."""
+def mlperf_round(catalog: Catalog, round_id: str, kinds=("mlperf-training",)) -> Round:
+    """The catalog's MLPerf round (of one of `kinds`), or ImportFailure naming the known ones."""
     round_ = catalog.rounds.get(round_id)
-    if round_ is None or round_.kind != "mlperf-training":
-        known = ", ".join(r.id for r in catalog.rounds.values() if r.kind == "mlperf-training")
-        raise ImportFailure(f"unknown MLPerf Training round {round_id!r} (catalog has: {known or 'none'})")
+    if round_ is None or round_.kind not in kinds:
+        known = ", ".join(r.id for r in catalog.rounds.values() if r.kind in kinds)
+        family = "MLPerf Training" if tuple(kinds) == ("mlperf-training",) else "MLPerf"
+        raise ImportFailure(f"unknown {family} round {round_id!r} (catalog has: {known or 'none'})")
     return round_
+
+
+def round_importer(round_: Round) -> Callable[..., ImportReport]:
+    """The import function of the round's kind (ROUND_IMPORTERS)."""
+    module, function = ROUND_IMPORTERS[round_.kind].split(":")
+    return getattr(importlib.import_module(f"leaderboard.importers.{module}"), function)
 
 
 ARCHIVE_SUFFIXES = (".tar.xz", ".tar.gz", ".tgz", ".tar", ".zip")
@@ -114,7 +124,7 @@ def round_of_source(source: Path, catalog: Catalog) -> str:
     name = source.name
     for suffix in ARCHIVE_SUFFIXES:
         name = name.removesuffix(suffix)
-    if name in catalog.rounds and catalog.rounds[name].kind == "mlperf-training":
+    if name in catalog.rounds and catalog.rounds[name].kind in ROUND_IMPORTERS:
         return name
     raise ImportFailure(f"cannot tell the round of {source} from its name: give --round")
 
@@ -147,7 +157,7 @@ def import_sources(
     if twice:
         raise ImportFailure(f"two sources of the same round ({', '.join(twice)}): import them one at a time")
     for outcome in plan:
-        mlperf_round(catalog, outcome.round_id)
+        mlperf_round(catalog, outcome.round_id, tuple(ROUND_IMPORTERS))
     workers = min(len(plan), jobs or available_cpus())
     if workers <= 1:
         for outcome in plan:
@@ -196,7 +206,8 @@ def _import_in_worker(
 ) -> tuple[ImportReport | None, str | None]:
     try:
         tables = read_rcp_tables(catalog_dir, round_id)
-        report = import_mlperf(source, round_id, catalog, out, tables, progress)
+        import_round = round_importer(mlperf_round(catalog, round_id, tuple(ROUND_IMPORTERS)))
+        report = import_round(source, round_id, catalog, out, tables, progress)
     except ImportFailure as error:
         return None, str(error)
     record_manifest(catalog_dir, round_id, out, report.written)

@@ -29,6 +29,7 @@ class Targets:
     batch_size_targets: tuple[tuple[float, float], ...] = ()  # (from global batch size, primary target)
     open_target: float | None = None  # the primary target the open division must reach too, where it must
     init_limit_minutes: tuple[float, float] = (INIT_LIMIT_MINUTES, INIT_LIMIT_MINUTES)  # (closed, open)
+    eval_key: str = "eval_accuracy"  # the MLLOG key of the evaluations (MLPerf HPC CosmoFlow: eval_error)
 
     def primary_target(self, batch_size: float | None) -> float:
         target = self.quality_target
@@ -124,7 +125,16 @@ def _time(record: dict) -> float | None:
 
 # Keys that scoring reads; a format reader may skip every other record.
 KEYS = frozenset(
-    {"run_start", "run_stop", "init_start", "init_stop", "eval_accuracy", "global_batch_size", "train_samples"}
+    {
+        "run_start",
+        "run_stop",
+        "init_start",
+        "init_stop",
+        "eval_accuracy",
+        "eval_error",
+        "global_batch_size",
+        "train_samples",
+    }
 )
 
 
@@ -142,7 +152,7 @@ class RunReader:
     def record(self, record: dict, key: str) -> str | None:
         """Take in one record of a key in KEYS; a problem that fails the run, or None."""
         run = self.run
-        if key == "eval_accuracy":
+        if key == self.targets.eval_key:
             if run.run_stops == 0:
                 self._evaluation(record)
         elif key == "run_start":

@@ -31,6 +31,7 @@ def targets_for(benchmark: Benchmark, rules: RoundRules, round_: Round | None = 
         batch_size_targets=rules.batch_size_targets,
         open_target=rules.open_quality_target,
         init_limit_minutes=init_limits,
+        eval_key=benchmark.log_key,
     )
 
 

@@ -241,6 +241,8 @@ def board_script(board: Board) -> str:
             "accelerator": r["accelerator_name"],
             "chips": r["chips"],
             "minutes": r["minutes"],
+            "models": r["models"],
+            "models_per_minute": r["models_per_minute"],
             "chip_hours": r["chip_hours"],
             "costs": r["cost_by_tier"],
             "quality": r["quality"],

@@ -13,14 +13,19 @@ from functools import cached_property
 from pathlib import Path
 
 from leaderboard import store
-from leaderboard.normalize import RANK_METRIC, TIERS, competition_ranks, cost_note, slug
+from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
 NOT_VERIFIED = "Result not verified by MLCommons Association"
 # The order the site lists results in, pages and downloads alike.
 RESULT_ORDER = ("round", "benchmark", "division", "rank", "entry_id")
-RANK_METRIC_LABEL = {"minutes": "minutes", "chip_hours": "chip-hours", "cost": "cost"}
+RANK_METRIC_LABEL = {
+    "minutes": "minutes",
+    "chip_hours": "chip-hours",
+    "cost": "cost",
+    "models_per_minute": "models per minute",
+}
 
 
 @dataclass
@@ -42,7 +47,7 @@ class Board:
 
     @property
     def rank_metric(self) -> str:
-        return RANK_METRIC.get(self.round["kind"], "minutes")
+        return rank_metric(self.round["kind"], self.benchmark.get("scaling"))
 
     @property
     def rows(self) -> list[dict]:
@@ -215,7 +220,7 @@ def rank_rows(rows: list[dict], metric: str) -> list[dict]:
     """Rows ranked by `metric` (fewest first, ties share a rank, no value last), each given
     `board_rank`. For MLPerf boards this is the database's rank by minutes."""
     values = [row["cost_usd"] if metric == "cost" else row[metric] for row in rows]
-    for row, rank in zip(rows, competition_ranks(values), strict=True):
+    for row, rank in zip(rows, metric_ranks(values, metric), strict=True):
         row["board_rank"] = rank
     return sorted(rows, key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
 
@@ -245,10 +250,13 @@ def record_history(results: list[dict]) -> list[dict]:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     held = []
     for rows in groups.values():
-        metric = RANK_METRIC.get(rows[0]["round_kind"], "minutes")
+        # A weak-scaling board (its results count models) ranks by models per minute, the most first.
+        scaling = "weak" if rows[0].get("models_per_minute") is not None else None
+        metric = rank_metric(rows[0]["round_kind"], scaling)
+        sign = -1 if metric in HIGHER_IS_BETTER else 1
         best = None
-        for row in sorted(rows, key=lambda r: (r["date"], r[metric], r["entry_id"])):
-            if row[metric] is not None and (best is None or row[metric] < best):
+        for row in sorted(rows, key=lambda r: (r["date"], r[metric] is None, sign * (r[metric] or 0), r["entry_id"])):
+            if row[metric] is not None and (best is None or sign * row[metric] < sign * best):
                 best = row[metric]
                 held.append({**row, "record_metric": metric})
     return sorted(held, key=lambda r: (r["date"], r["entry_id"]))

@@ -6,7 +6,9 @@
 
   var TIERS = ["on-demand", "spot", "1-year", "3-year", "purchase"];
   var FILTERS = ["division", "availability", "accelerator", "submitter"];
-  var METRIC_LABEL = { minutes: "minutes", chip_hours: "chip-hours", cost: "cost" };
+  var METRIC_LABEL = { minutes: "minutes", chip_hours: "chip-hours", cost: "cost", models_per_minute: "models per minute" };
+  // Metrics where more is better (weak-scaling boards of MLPerf HPC): sorted the largest first.
+  var HIGHER_IS_BETTER = { models_per_minute: true };
 
   // Same formats as the site's Python filters (render/site.py: number, usd).
   function number(value, digits) {
@@ -70,6 +72,9 @@
     a.href = siteRoot() + encodeURI(path);
     return a;
   }
+  function modelsText(models, perMinute) {
+    return models + " models, " + perMinute.toPrecision(4) + " models/min";
+  }
   // One leaderboard row as board.html draws it, from the board's data file.
   function boardRow(r) {
     var tr = document.createElement("tr");
@@ -78,6 +83,7 @@
     tr.setAttribute("data-rank", r.rank === null ? "" : String(r.rank));
     tr.setAttribute("data-minutes", String(r.minutes));
     tr.setAttribute("data-chip_hours", String(r.chip_hours));
+    if (r.models_per_minute !== null && r.models_per_minute !== undefined) tr.setAttribute("data-models_per_minute", String(r.models_per_minute));
     TIERS.forEach(function (tier) {
       tr.setAttribute("data-cost-" + tier, r.costs[tier] === null ? "" : String(r.costs[tier]));
     });
@@ -92,6 +98,7 @@
     var system = element("td");
     system.appendChild(link(r.system, r.path));
     if (r.model) { system.appendChild(element("br")); system.appendChild(element("small", r.model)); }
+    if (r.models) { system.appendChild(element("br")); system.appendChild(element("small", modelsText(r.models, r.models_per_minute), "models")); }
     if (r.verified_note) { system.appendChild(element("br")); system.appendChild(element("small", r.verified_note, "unverified")); }
     if (r.estimated) { system.appendChild(element("br")); system.appendChild(element("small", "Estimated, not measured", "estimated")); }
     tr.appendChild(system);
@@ -192,7 +199,8 @@
     }
     function metricOf(row, s) {
       if (s.sort === "cost") return value(row.getAttribute("data-cost-" + s.tier));
-      return value(row.getAttribute("data-" + s.sort));
+      var found = value(row.getAttribute("data-" + s.sort));
+      return HIGHER_IS_BETTER[s.sort] && found !== null ? -found : found;
     }
     function apply(s) {
       var shown = 0, total = 0;
