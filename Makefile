@@ -83,8 +83,8 @@ format: $(STAMP)
 # every archive of catalog/archives.yaml fetched into ARCHIVES and checked by SHA-256 (FETCH:
 # --from FOLDER or --repository URL), then each round imported afresh by this checkout's
 # importers into FRESH, a new project-shaped folder whose catalog is this one without the
-# importers' manifests. Each family's importer has its line here (MLPerf HPC and DAWNBench
-# join when their importers do; their archives are already fetched and checked).
+# importers' manifests. Each family's importer has its line here (import-mlperf reads MLPerf
+# Training and HPC rounds alike).
 ARCHIVES ?= .archives
 FRESH ?= .reimported
 FETCH ?= --from ../shared/data
@@ -98,6 +98,8 @@ reimport: $(STAMP)
 	  && $(BIN)/leaderboard import-mlperf $$mlperf --out "$(FRESH)/submissions" --catalog "$(FRESH)/catalog" -q
 	@epoch=$$($(BIN)/leaderboard importable-archives import-epoch --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
 	  && $(BIN)/leaderboard import-epoch $$epoch --out "$(FRESH)/submissions/published" --catalog "$(FRESH)/catalog"
+	@dawnbench=$$($(BIN)/leaderboard importable-archives import-dawnbench --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
+	  && $(BIN)/leaderboard import-dawnbench $$dawnbench --out "$(FRESH)/submissions" --catalog "$(FRESH)/catalog"
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/run.py
