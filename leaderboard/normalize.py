@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.catalog import Accelerator, Price
+from leaderboard.families import FAMILIES
 
 TIERS = ("on-demand", "spot", "1-year", "3-year", "purchase")
 DEFAULT_TIER = "on-demand"
-# What results are ranked by within round x benchmark x division, per round kind: MLPerf rounds
-# by time to train (the official score); published runs train different models, so their
-# minutes mean little and they rank by chip-hours. The database's rank and the site's boards
-# both read it from here.
-RANK_METRIC = {"mlperf-training": "minutes", "published": "chip_hours"}
+# What results are ranked by within round x benchmark x division, per round kind (families.py
+# says why). The database's rank and the site's boards both read it from here.
+RANK_METRIC = {kind: f.rank_metric for kind, f in FAMILIES.items()}
 PURCHASE_NOTE = "purchase price of the chips used (capital cost, not amortized over a run)"
 
 

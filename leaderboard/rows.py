@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.catalog import Catalog
+from leaderboard.families import family
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
@@ -106,6 +107,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 **_today_dollars(default.cost_usd, data["date"], catalog),
                 **_reference_cost(data.get("reference_cost")),
                 "rank": None,
+                "ranked": False,  # _assign_ranks decides
                 "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
                 "scaling": provenance.get("scaling"),
@@ -181,7 +183,7 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
     published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
     claims prove nothing."""
     expected = manifests.get(entry.entry_id)
-    if round_.kind != "mlperf-training" or expected is None:
+    if not family(round_.kind).verifiable or expected is None:
         return False
     try:
         content = Path(entry.file).read_bytes()
@@ -191,14 +193,24 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
 
 
 def _assign_ranks(rows: list[dict]) -> None:
-    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC)."""
+    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC): where
+    a verified result is in the group, only verified results rank (ranked_in); else all do."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
-        metric = RANK_METRIC[group[0]["round_kind"]]
-        for row, rank in zip(group, competition_ranks([r[metric] for r in group]), strict=True):
-            row["rank"] = rank
+        metric = RANK_METRIC.get(group[0]["round_kind"], "minutes")
+        flags = ranked_in([r["verified"] for r in group])
+        values = [r[metric] if flag else None for r, flag in zip(group, flags, strict=True)]
+        for row, flag, rank in zip(group, flags, competition_ranks(values), strict=True):
+            row["ranked"] = flag
+            row["rank"] = rank if flag else None
+
+
+def ranked_in(verified: Sequence[bool]) -> list[bool]:
+    """Which results of one group take a rank: the verified ones when there are any, else all
+    (a self-reported result never outranks, nor ranks among, verified ones)."""
+    return list(verified) if any(verified) else [True] * len(verified)
 
 
 def _display(file: str, base: Path | None) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 from leaderboard import schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
+from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, SUFFIXES, Document, load
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
@@ -459,7 +460,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
                 f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
                 did_you_mean(benchmark.id, choices),
             )
-        elif round_.kind == "mlperf-training" and round_.id not in benchmark.rounds:
+        elif family(round_.kind).round_rules and round_.id not in benchmark.rounds:
             yield doc.problem(
                 ("benchmark",),
                 f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
@@ -473,7 +474,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
 def _date_problems(doc: Document, data: dict, round_, accelerator) -> Iterator[Problem]:
     """An MLPerf result is dated by its round's publication; no result that says its system is
     available predates its accelerator's release (a preview or research system may)."""
-    if round_ is not None and round_.kind == "mlperf-training" and data["date"] != round_.date:
+    if round_ is not None and family(round_.kind).round_rules and data["date"] != round_.date:
         yield doc.problem(
             ("date",),
             f"date {data['date']} is not the day {round_.name} was published ({round_.date})",
@@ -518,7 +519,7 @@ def _run_list_problems(doc: Document, result: dict, provenance: dict) -> Iterato
 def _result_problems(doc: Document, result: dict, division: str, round_, benchmark) -> Iterator[Problem]:
     rules = benchmark.rounds.get(round_.id)
     quality, target = result.get("quality"), result.get("quality_target")
-    if round_.kind == "mlperf-training":
+    if family(round_.kind).round_rules:
         for name, value in (("quality", quality), ("quality_target", target)):
             if value is None:
                 yield doc.problem(
