@@ -85,6 +85,8 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                 "reference_model": segment.benchmark.get("reference_model"),
             }
         for row in lineage.rows:
+            if not row.get("ranked", True):
+                continue  # a self-reported result beside verified ones is never the one compared
             results.append(
                 {
                     "id": row["entry_id"],
