@@ -14,11 +14,10 @@ from pathlib import Path
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks
 from leaderboard.problems import Problem, plural
-from leaderboard.review import catalog_effect, changes, markdown, plausibility
+from leaderboard.review import catalog_effect, changes, closed, markdown, plausibility
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
-from leaderboard.verification import EntryDiff, shown
-from leaderboard.verification import check as check_verified
+from leaderboard.verification import EntryDiff, entry_diffs, shown
 
 RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
 
@@ -63,7 +62,8 @@ class PullRequestCheck:
 
     base: str
     changes: list[Change] = field(default_factory=list)  # the submission and catalog files validated
-    verified_changes: list[Problem] = field(default_factory=list)  # changes to verified entries: fail first
+    # closed rounds and importer-written files (review/closed.py): fail first
+    verified_changes: list[Problem] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     misplaced: list[Misplaced] = field(default_factory=list)
     paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
@@ -127,19 +127,17 @@ def check_pull_request(
     submissions: str = "submissions",
     catalog: str = "catalog",
     today: dt.date | None = None,
-    reimport_confirmed: bool = False,
+    reimported: Path | None = None,
 ) -> PullRequestCheck:
     """Every changed file is validated (a submission or catalog file; any other file under
     submissions/ fails), reported as misplaced (outside, but looks meant as one), or ignored;
-    a change to a verified entry or to the manifest fails unless `reimport_confirmed` (the
-    import job re-ran the importer and found the same files) and it is exactly a re-import."""
+    a file in a closed round, or one an importer wrote, or a manifest, passes only as the fresh
+    import in `reimported` wrote it (without it, only unchanged: review/closed.py)."""
     result = PullRequestCheck(base)
     others: list[Change] = []
     every_change = changed_files(repo, base)
     merge_base = _git(repo, "merge-base", base, "HEAD").strip()
-    result.diffs, result.verified_changes = check_verified(
-        repo, merge_base, [(c.status, c.file) for c in every_change], submissions, catalog, reimport_confirmed
-    )
+    result.diffs = entry_diffs(repo, merge_base, [(c.status, c.file) for c in every_change], submissions)
     for change in every_change:
         if _is_data(change.file, submissions) or _is_data(change.file, catalog):
             result.changes.append(change)
@@ -154,6 +152,16 @@ def check_pull_request(
         [repo / name for name in sorted(touched)], repo / catalog, today=today, tree=repo / submissions, root=repo
     )
     result.problems = validation.problems
+    current = {r.id: r.kind for r in validation.catalog.rounds.values()} if validation.catalog is not None else {}
+    result.verified_changes = closed.check(
+        repo,
+        merge_base,
+        [(c.status, c.file) for c in every_change],
+        submissions,
+        catalog,
+        closed.round_kinds(repo, merge_base, catalog, current),
+        reimported,
+    )
     rounds = set(validation.catalog.rounds) if validation.catalog is not None else set()
     for change in others:
         why = _looks_meant_as_data(repo, change, (submissions, catalog), rounds)
@@ -356,7 +364,7 @@ def as_markdown(check: PullRequestCheck) -> str:
     review_first, other_paths = changes.markdown_lines(check.paths, _cell)
     out += review_first
     sections = (
-        ("Changes to verified entries", check.verified_changes),
+        ("Closed rounds and importer-written results", check.verified_changes),
         ("Problems to fix before merging", check.problems),
     )
     for title, problems in sections:

@@ -19,9 +19,15 @@ from leaderboard.cli_common import Failure
 from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_serve import serve
+from leaderboard.families import family
 from leaderboard.problems import Problem
 
 DEFAULT_DB = "leaderboard.duckdb"
+REIMPORTED = (
+    "A fresh import (DIR/submissions, DIR/catalog/verified, DIR/catalog/imported) the trusted job wrote into an "
+    "empty folder from checksummed archives: importer-written files must be byte-identical to it."
+)
+OUT = "Folder of the published round."
 # The --catalog option of the commands that read the catalog.
 CATALOG = click.option(
     "--catalog", "catalog_dir", default="catalog", show_default=True, type=click.Path(path_type=Path)
@@ -304,7 +310,7 @@ def new(
     kind = catalog.rounds[round_id].kind
     benchmarks = {k: v for k, v in catalog.benchmarks.items() if v.kind == kind}
     benchmark = ask("benchmark", benchmark, "Benchmark", benchmarks)
-    published = kind == "published"
+    published = family(kind).model_runs
     answers = Answers(
         round=round_id,
         benchmark=benchmark,
@@ -368,24 +374,25 @@ def _runs(value: str | None) -> list[float | None] | None:
     type=click.Path(path_type=Path, file_okay=False),
     help="The git repository.",
 )
-@click.option("--reimport-confirmed", is_flag=True, help="The import job re-ran the importer: no file differed.")
-def check_pr(base: str | None, fmt: str, repo: Path, reimport_confirmed: bool) -> None:
+@click.option("--reimported", type=click.Path(path_type=Path, file_okay=False, exists=True), help=REIMPORTED)
+def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) -> None:
     """Validate the submission files a pull request changes and preview their ranks.
 
     Compares the working tree with the merge base of --base. Added and modified submission and
     catalog files are validated against every entry in submissions/ (a catalog change checks
     every submission again); any other file under submissions/ is a problem; a file elsewhere
     that looks meant as a submission (submission/, a round's folder, a submission's content) is
-    reported as not checked; changed and deleted entries show every field before -> after, and
-    a change to a verified result or its manifest fails unless it is a confirmed re-import. Each
-    new or changed entry's rank is printed. Every other changed path is named with its kind
-    (code, workflow, build, ...), those a code owner must review first. Exit 1 when a changed
-    file is invalid.
+    reported as not checked; changed and deleted entries show every field before -> after. An
+    official round is closed: its files (and any an importer wrote, and their manifests) pass
+    only as the fresh import in --reimported wrote them (without it, only unchanged). Each new
+    or changed entry's rank is printed. Every other changed path is named with its kind (code,
+    workflow, build, ...), those a code owner must review first. Exit 1 when a changed file is
+    invalid.
     """
     from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
 
     try:
-        check = check_pull_request(repo, base or default_base(repo), reimport_confirmed=reimport_confirmed)
+        check = check_pull_request(repo, base or default_base(repo), reimported=reimported)
     except GitError as error:
         raise Failure(f"git: {error}") from None
     click.echo({"text": as_text, "github": as_github, "markdown": as_markdown}[fmt](check), nl=False)
@@ -424,27 +431,22 @@ def import_prices(csv_file: Path, catalog_dir: Path) -> None:
 
 @main.command("import-epoch")
 @click.argument("csv_file", metavar="CSV", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--out",
-    default="submissions/published",
-    show_default=True,
-    type=click.Path(path_type=Path),
-    help="Folder of the published round.",
-)
+@click.option("--out", default="submissions/published", show_default=True, type=click.Path(path_type=Path), help=OUT)
 @CATALOG
 @click.option("--list-skipped", is_flag=True, help="Also list every row not written, with its reason.")
 def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: bool) -> None:
     """Import Epoch AI's notable-models database as published training runs.
 
     One file per model that names a single training hardware, its quantity and the training
-    time. Hand-typed files are kept; hand edits to imported files survive a re-import.
+    time, listed with digests in CATALOG/imported/published.csv. Hand-typed files are kept; an
+    imported file is the importer's, rewritten whole (a hand edit does not survive).
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import epoch
 
     catalog = _importable_catalog(catalog_dir, load_catalog)
     try:
-        result = epoch.import_epoch(csv_file, catalog, out)
+        result = epoch.import_epoch(csv_file, catalog, out, catalog_dir=catalog_dir)
     except (OSError, epoch.CsvError) as error:
         raise Failure(str(error)) from None
     for line in epoch.report_lines(result, out) + (epoch.skipped_lines(result) if list_skipped else []):

@@ -86,6 +86,41 @@ def _fields(body: dict, prefix: str = "", required: bool = True) -> list[tuple[s
     return rows
 
 
+def _where_results_go(catalog) -> list[str]:
+    """Which rounds are closed to pull requests and where a self-measured result goes (families.py)."""
+    from leaderboard.families import family
+
+    closed = sorted({r.kind for r in catalog.rounds.values() if family(r.kind).closed})
+    open_rounds = [r.id for r in catalog.rounds.values() if not family(r.kind).closed]
+    lines = ["## Official rounds are closed; self-reported results", ""]
+    for kind in closed:
+        facts = family(kind)
+        lines += [
+            f"Only the importer writes the rounds of {facts.label} (`{facts.importer}`, from what was",
+            f"published): a file there that the round's manifest (`catalog/{facts.manifest_folder}/<round>.csv`) does",
+            "not list, or whose bytes differ from what the importer wrote, fails `check-pr` with a message",
+            "naming what the file claims. A verified result is established only by recomputing it from the",
+            "published logs; if a published result is wrong, open an issue.",
+            "",
+        ]
+    lines += [
+        "A result you measured yourself (or read in a paper) is self-reported: it goes to "
+        + ", ".join(f"`submissions/{r}/<submitter-slug>/`" for r in open_rounds)
+        + ", validated as",
+        'below. Wherever it appears it is labelled "Self-reported: Result not verified by MLCommons',
+        'Association"; on a board that verified results populate it takes no rank, record or "best"',
+        "(`results.rank` is empty), and on a board without verified results it ranks among its peers.",
+        "",
+        "A file an importer wrote (`catalog/verified/`, `catalog/imported/`) changes only as the importer",
+        "writes it: a hand edit, even of a field the importer leaves out, or a deletion fails. Maintainers:",
+        "the pull-request workflow confirms a re-import by importing afresh into an empty folder and",
+        "running `check-pr --reimported DIR`, which compares every such file and manifest byte for byte;",
+        "a correction to an imported file is applied by a maintainer, not by a pull request's hand edit.",
+        "",
+    ]
+    return lines
+
+
 def contributing() -> str:
     """CONTRIBUTING.md, from the submission schema and the catalog."""
     from leaderboard.catalog import load_catalog
@@ -127,6 +162,7 @@ def contributing() -> str:
         "name. Every file under `submissions/` and `catalog/` must be a regular file: a symbolic link,",
         "pipe or device is refused and never followed or read.",
         "",
+        *_where_results_go(catalog),
         "DAWNBench (`submissions/dawnbench-v1.0/`) is an archive, not open for entries: its files are",
         "what `leaderboard import-dawnbench` writes from Stanford DAWN's repository (closed in 2020),",
         "listed with their digests in `catalog/imported/dawnbench-v1.0.csv`; a hand edit there is",

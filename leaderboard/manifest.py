@@ -1,6 +1,7 @@
-"""What the MLPerf importer wrote, per round (catalog/verified/<round>.csv): each entry's id,
-scored fields and the SHA-256 of its file. An entry is verified only when its file is exactly
-what the importer computed from the round's published logs; nothing a file says proves it.
+"""What an importer wrote, per round (catalog/<family's folder>/<round>.csv: verified/ for MLPerf,
+imported/ for Epoch AI's runs): each entry's id, scored fields and the SHA-256 of its file.
+An MLPerf entry is verified only when its file is exactly what the importer computed from the
+round's published logs; nothing a file says proves it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-FOLDER = "verified"  # under the catalog
+FOLDER = "verified"  # under the catalog: MLPerf results recomputed from logs (families.py names each folder)
 COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
 
 
@@ -63,8 +64,8 @@ def read_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def load(catalog_dir: Path) -> dict[str, str]:
-    """Every manifest's entry id -> file digest."""
-    folder = Path(catalog_dir) / FOLDER
-    paths = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+def load(catalog_dir: Path, folder: str = FOLDER) -> dict[str, str]:
+    """Every manifest's entry id -> file digest (of one folder: verified/ unless told)."""
+    where = Path(catalog_dir) / folder
+    paths = sorted(where.glob("*.csv")) if where.is_dir() and not where.is_symlink() else []
     return {item["entry_id"]: item["sha256"] for path in paths for item in read_rows(path)}

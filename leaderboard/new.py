@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.catalog import Catalog
+from leaderboard.families import family
 from leaderboard.files import dump_yaml
 from leaderboard.importers.epoch import file_slug
-from leaderboard.normalize import MLPERF_KINDS, olympic_mean, slug
+from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, did_you_mean
 from leaderboard.tree import Entry, duplicate_problems
 from leaderboard.validate import check_submission, entries_in
@@ -49,7 +50,8 @@ def missing_flags(values: dict, catalog: Catalog) -> list[str]:
     round_ = catalog.rounds.get(values.get("round") or "")
     kind = round_.kind if round_ is not None else None
     needed = ["round", "benchmark", "submitter", "system", "accelerator", "count"]
-    needed += {"mlperf-training": ["quality"], "mlperf-hpc": ["quality"], "published": ["model", "date"]}.get(kind, [])
+    facts = family(kind or "")
+    needed += (["quality"] if facts.round_rules else []) + (["model", "date"] if facts.model_runs else [])
     missing = [f"--{name.replace('_', '-')}" for name in needed if values.get(name) is None]
     if values.get("minutes") is None and not values.get("runs_minutes"):
         missing.append("--minutes (or --runs-minutes)")
@@ -87,7 +89,7 @@ def id_problem(kind: str, value: str, known: dict) -> str | None:
 def default_date(round_id: str, catalog: Catalog) -> str | None:
     """An MLPerf result is dated by its round's publication; a published run has no default."""
     round_ = catalog.rounds.get(round_id)
-    return round_.date if round_ is not None and round_.kind in MLPERF_KINDS else None
+    return round_.date if round_ is not None and family(round_.kind).round_rules else None
 
 
 def submission_data(answers: Answers, catalog: Catalog) -> dict:

@@ -12,21 +12,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.catalog import Accelerator, Price
+from leaderboard.families import FAMILIES, verifiable_kinds
 
 TIERS = ("on-demand", "spot", "1-year", "3-year", "purchase")
 DEFAULT_TIER = "on-demand"
-# What results are ranked by within round x benchmark x division, per round kind: MLPerf rounds
-# by time to train (the official score); published runs train different models, so their
-# minutes mean little and they rank by chip-hours. The database's rank and the site's boards
-# both read it from here.
-RANK_METRIC = {"mlperf-training": "minutes", "mlperf-hpc": "minutes", "published": "chip_hours", "dawnbench": "minutes"}
+# What results are ranked by within round x benchmark x division, per round kind (families.py
+# says why). The database's rank and the site's boards both read it from here.
+RANK_METRIC = {kind: f.rank_metric for kind, f in FAMILIES.items()}
 # Weak-scaling benchmarks (MLPerf HPC's <benchmark>-weak: many models trained at once) rank on
 # boards of their own by throughput, the most models per minute first.
 WEAK_SCALING_METRIC = "models_per_minute"
 HIGHER_IS_BETTER = frozenset({WEAK_SCALING_METRIC})
-# Round kinds of MLPerf results: scored from published logs, dated by their round, verifiable
-# against the importer's manifest (catalog/verified/).
-MLPERF_KINDS = frozenset({"mlperf-training", "mlperf-hpc"})
+# Round kinds whose results are scored from published logs and verifiable against the
+# importer's manifest (catalog/verified/): MLPerf's.
+MLPERF_KINDS = frozenset(verifiable_kinds())
 
 
 def rank_metric(kind: str, scaling: str | None = "strong") -> str:

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.catalog import Catalog
+from leaderboard.families import family
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
     DEFAULT_TIER,
-    MLPERF_KINDS,
     PriceChoice,
     chip_hours,
     chips,
@@ -114,6 +114,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 **_reference_cost(data.get("reference_cost")),
                 **_reported_cost(data.get("reported_cost"), default.cost_usd),
                 "rank": None,
+                "ranked": False,  # _assign_ranks decides
                 "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
                 "scaling": provenance.get("scaling"),
@@ -227,7 +228,7 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
     published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
     claims prove nothing."""
     expected = manifests.get(entry.entry_id)
-    if round_.kind not in MLPERF_KINDS or expected is None:
+    if not family(round_.kind).verifiable or expected is None:
         return False
     try:
         content = Path(entry.file).read_bytes()
@@ -238,15 +239,25 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
     """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC), or by
-    models per minute on a weak-scaling benchmark's board."""
+    models per minute on a weak-scaling benchmark's board: where a verified result is in the
+    group, only verified results rank (ranked_in); else all do."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
         benchmark = catalog.benchmarks.get(group[0]["benchmark"])
         metric = rank_metric(group[0]["round_kind"], benchmark.scaling if benchmark else None)
-        for row, rank in zip(group, metric_ranks([r[metric] for r in group], metric), strict=True):
-            row["rank"] = rank
+        flags = ranked_in([r["verified"] for r in group])
+        values = [r[metric] if flag else None for r, flag in zip(group, flags, strict=True)]
+        for row, flag, rank in zip(group, flags, metric_ranks(values, metric), strict=True):
+            row["ranked"] = flag
+            row["rank"] = rank if flag else None
+
+
+def ranked_in(verified: Sequence[bool]) -> list[bool]:
+    """Which results of one group take a rank: the verified ones when there are any, else all
+    (a self-reported result never outranks, nor ranks among, verified ones)."""
+    return list(verified) if any(verified) else [True] * len(verified)
 
 
 def _display(file: str, base: Path | None) -> str:

@@ -224,7 +224,14 @@ results = sa.Table(
         "rank",
         Int,
         "1 = best within round x benchmark x division: fewest minutes in MLPerf rounds, fewest chip-hours for "
-        "published runs, most models_per_minute on weak-scaling boards (the order of the site's boards).",
+        "published runs, most models_per_minute on weak-scaling boards (the order of the site's boards). Only ranked results take one (see ranked); NULL otherwise.",
+    ),
+    _col(
+        "ranked",
+        Bool,
+        "true when the result takes a rank, record or 'best': a verified result, or any result of a round x "
+        "benchmark x division that no verified result populates. A self-reported (not verified) result beside "
+        "verified ones is shown, labelled, and never ranked.",
     ),
     _col(
         "verified",

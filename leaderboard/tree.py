@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.catalog import Catalog
+from leaderboard.families import family
 from leaderboard.files import Document, load
 from leaderboard.importers.epoch import paper_key
 from leaderboard.normalize import slug
@@ -107,7 +108,7 @@ def identity(data: dict) -> tuple:
 def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:
     """What makes two published runs one: the same paper (however its link is written) and model."""
     round_ = catalog.rounds.get(data["round"])
-    paper = paper_key(data["source"].get("url")) if round_ is not None and round_.kind == "published" else None
+    paper = paper_key(data["source"].get("url")) if round_ is not None and family(round_.kind).model_runs else None
     if paper is None:
         return None
     return paper, " ".join(str((data.get("model") or {}).get("name", "")).casefold().split())

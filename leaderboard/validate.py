@@ -19,9 +19,10 @@ from urllib.parse import urlparse
 from leaderboard import schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
+from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
 from leaderboard.manifest import file_digest
-from leaderboard.normalize import MLPERF_KINDS, olympic_mean, reaches_target, slug
+from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.progress import progress_problems
 from leaderboard.review import names
@@ -439,7 +440,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
                 f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
                 did_you_mean(benchmark.id, choices),
             )
-        elif round_.kind in MLPERF_KINDS and round_.id not in benchmark.rounds:
+        elif family(round_.kind).round_rules and round_.id not in benchmark.rounds:
             yield doc.problem(
                 ("benchmark",),
                 f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
@@ -453,7 +454,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
 def _date_problems(doc: Document, data: dict, round_, accelerator) -> Iterator[Problem]:
     """An MLPerf result is dated by its round's publication; no result that says its system is
     available predates its accelerator's release (a preview or research system may)."""
-    if round_ is not None and round_.kind in MLPERF_KINDS and data["date"] != round_.date:
+    if round_ is not None and family(round_.kind).round_rules and data["date"] != round_.date:
         yield doc.problem(
             ("date",),
             f"date {data['date']} is not the day {round_.name} was published ({round_.date})",
@@ -515,7 +516,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
     rules = benchmark.rounds.get(round_.id)
     quality, target = result.get("quality"), result.get("quality_target")
     yield from _models_problems(doc, result, benchmark)
-    if round_.kind in MLPERF_KINDS:
+    if family(round_.kind).round_rules:
         for name, value in (("quality", quality), ("quality_target", target)):
             if value is None:
                 yield doc.problem(

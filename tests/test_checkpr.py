@@ -61,7 +61,8 @@ def test_valid_new_entry_gets_a_rank_preview(repo):
     (repo / "submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml").write_text(entry("acme-64", 64, 4.5))
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
-    assert result.code == 0, result.out + result.err
+    # An MLPerf round is closed (only the importer writes it): the file fails, its rank is shown.
+    assert result.code == 1 and "is an official round, closed to pull requests" in result.out, result.out + result.err
     assert (
         "added: mlperf-training-v1.1/acme-labs/acme-64 (submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml)"
         in result.out
@@ -71,7 +72,7 @@ def test_valid_new_entry_gets_a_rank_preview(repo):
         in result.out
     )
     assert "would rank minutes 2 of 3, chip-hours 2 of 3, cost 2 of 3" in result.out
-    assert "1 changed file checked against main: all valid" in result.out
+    assert "1 changed file checked against main: 1 problem" in result.out
 
 
 def test_invalid_entry_is_annotated_on_its_line(repo):
@@ -105,7 +106,7 @@ def test_modified_entry_and_markdown_comment(repo):
     path.write_text(entry("acme-8", 8, 0.2))
     commit(repo)
     result = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo)
-    assert result.code == 0
+    assert result.code == 1 and "### Closed rounds and importer-written results" in result.out
     assert result.out.startswith(MARKER)
     assert (
         "| `mlperf-training-v1.1/acme-labs/acme-8` (modified) | mlperf-training-v1.1 / resnet / closed | 8 | 0.2 |"
@@ -119,7 +120,8 @@ def test_deleted_entry_is_reported(repo):
     (repo / "submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml").unlink()
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
-    assert result.code == 0
+    assert result.code == 1
+    assert "acme-8.yaml:1:1: $: deletes a file of mlperf-training-v1.1, an official round closed" in result.out
     assert "deleted: submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml" in result.out
     github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=repo)
     assert "::notice file=submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml::entry deleted" in github.out
@@ -158,7 +160,8 @@ def test_a_file_under_submissions_that_no_check_would_read_fails(repo, name, mes
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 1, result.out
     assert f"submissions/{name}:1:1: $: {message}" in result.out
-    assert "1 changed file checked against main: 1 problem" in result.out
+    closed_too = name.endswith(".yaml")  # an entry file in an official round: not one the importer wrote
+    assert f"1 changed file checked against main: {2 if closed_too else 1} problem" in result.out
 
 
 def test_a_yml_or_json_entry_is_checked_like_a_yaml_one(repo):
@@ -168,8 +171,9 @@ def test_a_yml_or_json_entry_is_checked_like_a_yaml_one(repo):
     (folder / "acme-128.json").write_text(json.dumps(data))
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
-    assert result.code == 0, result.out
-    assert "2 changed files checked against main: all valid" in result.out
+    assert result.code == 1, result.out
+    assert "2 changed files checked against main: 2 problems" in result.out  # valid, but the round is closed
+    assert "acme-128.json:1:1: $: mlperf-training-v1.1 is an official round" in result.out
 
 
 MISPLACED = [
@@ -203,7 +207,10 @@ def test_files_outside_submissions_that_look_meant_as_one_are_reported(repo):
 def test_uncommitted_and_untracked_changes_count_too(repo):
     (repo / "submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml").write_text(entry("acme-64", 64, 4.5))
     result = run_cli("check-pr", "--base", "main", cwd=repo)
-    assert result.code == 0 and "added: mlperf-training-v1.1/acme-labs/acme-64" in result.out
+    assert (
+        "added: mlperf-training-v1.1/acme-labs/acme-64" in result.out
+        and "is an official round, closed to pull requests" in result.out
+    )
 
 
 def test_duplicate_of_an_existing_entry_is_the_pull_requests_problem(repo):
@@ -247,7 +254,9 @@ def test_changes_to_verified_entries_come_first_and_fail():
     assert as_text(check).splitlines()[:2] == [verified.format(), other.format()]
     assert as_github(check).splitlines()[0].startswith("::error file=submissions/r/s/a.yaml,line=14,col=12,")
     markdown = as_markdown(check)
-    assert markdown.index("### Changes to verified entries") < markdown.index("### Problems to fix before merging")
+    assert markdown.index("### Closed rounds and importer-written results") < markdown.index(
+        "### Problems to fix before merging"
+    )
     assert "0 changed files checked against main: 2 problems" in markdown
     assert not PullRequestCheck("main", verified_changes=[verified]).ok
 
@@ -289,10 +298,16 @@ def test_changing_a_verified_result_fails_and_shows_every_field_before_and_after
     assert "system.count: 1024 -> 2048" in result.out and "result.minutes: 0.574683 -> 0.9" in result.out
     assert "result.runs_minutes: [" in result.out and "-> (none)" in result.out
     markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo_with_verified).out
-    assert markdown.index("### Changes to verified entries") < markdown.index("### Changed entries, before → after")
-    # Even with the import job's word, a file the manifest does not name is no re-import.
-    confirmed = run_cli("check-pr", "--base", "main", "--reimport-confirmed", cwd=repo_with_verified)
-    assert confirmed.code == 1
+    assert markdown.index("### Closed rounds and importer-written results") < markdown.index(
+        "### Changed entries, before → after"
+    )
+    # A fresh import writes the published result, not this one.
+    fresh = fresh_import(
+        repo_with_verified.with_name(repo_with_verified.name + "-fresh"),
+        {VERIFIED: ROOT / "submissions" / f"{VERIFIED}.yaml"},
+    )
+    confirmed = run_cli("check-pr", "--base", "main", "--reimported", fresh, cwd=repo_with_verified)
+    assert confirmed.code == 1 and "only into what the trusted job's fresh import" in confirmed.out
 
 
 def test_deleting_a_verified_result_fails(repo_with_verified):
@@ -318,8 +333,21 @@ def test_forging_a_manifest_row_fails_without_the_import_job(repo_with_verified)
     assert "catalog/verified/mlperf-training-v1.1.csv:1:1: $: changes the manifest" in result.out
 
 
-def test_a_confirmed_reimport_of_a_verified_result_passes(repo_with_verified):
-    """The importer rewrote the file and its manifest row together; the import job confirmed it."""
+def fresh_import(folder, files: dict, manifest_from=None):
+    """A project-shaped folder as the trusted job's fresh import leaves it: entry id -> the file
+    it wrote; the manifest copied from `manifest_from` (a catalog folder) when given."""
+    for entry_id, source in files.items():
+        target = folder / "submissions" / f"{entry_id}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    (folder / "catalog").mkdir(parents=True, exist_ok=True)
+    shutil.copytree(manifest_from or ROOT / "catalog" / "verified", folder / "catalog" / "verified")
+    return folder
+
+
+def test_a_reimport_identical_to_the_fresh_import_passes(repo_with_verified):
+    """The importer rewrote the file and its manifest row together, and the trusted job's fresh
+    import (into an empty folder) wrote the same bytes."""
     import hashlib
 
     target = repo_with_verified / "submissions" / f"{VERIFIED}.yaml"
@@ -334,7 +362,12 @@ def test_a_confirmed_reimport_of_a_verified_result_passes(repo_with_verified):
     ]
     manifest.write_text("\n".join(lines) + "\n")
     commit(repo_with_verified)
-    assert run_cli("check-pr", "--base", "main", cwd=repo_with_verified).code == 1  # not without the import job
-    result = run_cli("check-pr", "--base", "main", "--reimport-confirmed", cwd=repo_with_verified)
+    assert run_cli("check-pr", "--base", "main", cwd=repo_with_verified).code == 1  # not without the fresh import
+    fresh = fresh_import(
+        repo_with_verified.with_name(repo_with_verified.name + "-fresh"),
+        {VERIFIED: target},
+        repo_with_verified / "catalog" / "verified",
+    )
+    result = run_cli("check-pr", "--base", "main", "--reimported", fresh, cwd=repo_with_verified)
     assert result.code == 0, result.out
     assert "system.framework: " in result.out

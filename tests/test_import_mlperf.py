@@ -18,7 +18,7 @@ from conftest import ROOT, run_cli
 from leaderboard.catalog import load_catalog
 from leaderboard.importers import chunks, rcp
 from leaderboard.importers.archive import SourceError, SourceNotes, iter_source
-from leaderboard.importers.entries import IMPORTER, merge
+from leaderboard.importers.entries import IMPORTER
 from leaderboard.importers.mllog import read_run
 from leaderboard.importers.mlperf import ImportFailure, import_mlperf, read_rcp_tables
 from leaderboard.importers.runlog import RunLog, Targets
@@ -418,36 +418,6 @@ def test_system_descriptions_map_to_our_fields(changes, expected, catalog):
 )
 def test_system_descriptions_that_cannot_be_mapped(changes, reason, catalog):
     assert system_info({**SYSTEM, **changes}, catalog) == (None, reason)
-
-
-def test_merge_keeps_what_the_importer_does_not_write():
-    generated = {
-        "schema_version": 1,
-        "submitter": "Acme",
-        "system": {"name": "Box", "count": 8},
-        "result": {"minutes": 2.0},
-        "provenance": {"method": "computed-from-logs"},
-        "source": {"url": "u"},
-    }
-    existing = {
-        "submitter": "Old",
-        "system": {"name": "Old box", "count": 4, "framework": "stale"},
-        "model": {"name": "BERT, 481B parameters"},
-        "result": {"minutes": 1.0, "estimated": False},
-        "provenance": {"method": "self-reported", "failed_runs": ["stale"]},
-        "source": {"url": "u", "note": "n"},
-    }
-    merged = merge(existing, generated)
-    assert merged == {
-        "schema_version": 1,
-        "submitter": "Acme",
-        "system": {"name": "Box", "count": 8},
-        "model": {"name": "BERT, 481B parameters"},
-        "result": {"minutes": 2.0, "estimated": False},
-        "provenance": {"method": "computed-from-logs"},
-        "source": {"url": "u", "note": "n"},
-    }
-    assert list(merged) == ["schema_version", "submitter", "system", "model", "result", "provenance", "source"]
 
 
 # ---- RCP scaling (pure) ----------------------------------------------------------------
@@ -883,7 +853,9 @@ def test_several_rounds_are_imported_side_by_side(tmp_path, empty_project, catal
     assert done.code == 1 and done.err == f"error: two sources of the same round ({ROUND}): import them one at a time\n"
 
 
-def test_reimport_is_byte_identical_and_hand_edits_survive(tmp_path, catalog):
+def test_reimport_is_byte_identical_and_hand_edits_do_not_survive(tmp_path, catalog):
+    """An official round is the importer's alone: a re-import writes what a fresh import into an
+    empty folder writes, whatever a person added (issue 22, item 7)."""
     source = write_tree(tmp_path / "tree", five_runs())
     out = tmp_path / "submissions"
     import_mlperf(source, ROUND, catalog, out)
@@ -895,20 +867,18 @@ def test_reimport_is_byte_identical_and_hand_edits_survive(tmp_path, catalog):
     data = yaml.safe_load(first)
     data["model"] = {"name": "ResNet-50 v1.5, hand-named", "parameters": 25_600_000}
     data["source"]["note"] = "checked by hand"
-    data["result"]["minutes"] = 99.0  # the importer's own field: recomputed
+    data["result"]["estimated"] = True
+    data["result"]["minutes"] = 99.0
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     report = import_mlperf(source, ROUND, catalog, out)
     assert [w.status for w in report.written] == ["updated"]
-    again = yaml.safe_load(path.read_text())
-    assert again["model"] == {"name": "ResNet-50 v1.5, hand-named", "parameters": 25_600_000}
-    assert again["source"]["note"] == "checked by hand"
-    assert again["result"]["minutes"] == 12.0
-    edited = path.read_bytes()
-    import_mlperf(source, ROUND, catalog, out)
-    assert path.read_bytes() == edited
+    assert path.read_bytes() == first
+    fresh = tmp_path / "fresh"
+    import_mlperf(source, ROUND, catalog, fresh)
+    assert (fresh / ROUND / "acme" / "box_n2-resnet.yaml").read_bytes() == first
 
 
-def test_a_hand_typed_file_of_the_same_entry_is_replaced_and_its_additions_kept(tmp_path, catalog):
+def test_a_hand_typed_file_of_the_same_entry_is_replaced(tmp_path, catalog):
     out = tmp_path / "submissions"
     hand = out / ROUND / "acme" / "our-box.yaml"
     hand.parent.mkdir(parents=True)
@@ -934,7 +904,7 @@ def test_a_hand_typed_file_of_the_same_entry_is_replaced_and_its_additions_kept(
     [written] = report.written
     assert written.replaced == hand and not hand.exists()
     data = yaml.safe_load(written.path.read_text())
-    assert data["model"] == {"name": "ResNet-50, hand-typed"} and data["result"]["minutes"] == 12.0
+    assert "model" not in data and data["result"]["minutes"] == 12.0
     assert "files replaced by an imported entry: 1" in report.summary_lines()
 
 

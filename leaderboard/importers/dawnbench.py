@@ -36,14 +36,6 @@ MANIFEST_FOLDER = "imported"  # catalog/imported/<round>.csv: importer-written, 
 
 # The family's facts, for leaderboard/families.py: self-reported (never verified), ranked by
 # time to target among DAWNBench results only, closed to hand edits (importer-written files).
-FAMILY = {
-    "kind": "dawnbench",
-    "rank_metric": "minutes",
-    "verifiable": False,
-    "closed_to_pull_requests": True,
-    "manifest_folder": MANIFEST_FOLDER,
-    "label": "DAWNBench (self-reported)",
-}
 
 
 @dataclass(frozen=True)
@@ -370,4 +362,4 @@ def report_lines(result: DawnbenchImport, out: Path) -> list[str]:
     return lines
 
 
-__all__ = ["FAMILY", "DawnbenchImport", "SourceError", "TsvError", "import_dawnbench", "plan_import", "report_lines"]
+__all__ = ["DawnbenchImport", "SourceError", "TsvError", "import_dawnbench", "plan_import", "report_lines"]

@@ -1,5 +1,5 @@
-"""The submission files an MLPerf import writes: one entry per result directory, merged with
-what a person added to an existing file, written only when its bytes change.
+"""The submission files an MLPerf import writes: one entry per result directory, wholly the
+importer's (an official round is closed to hand edits), written only when its bytes change.
 """
 
 from __future__ import annotations
@@ -103,45 +103,6 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-# What the importer writes; anything else in an existing file (model, notes) was added by
-# hand and is kept on re-import.
-TOP_ORDER = (
-    "schema_version",
-    "round",
-    "benchmark",
-    "division",
-    "availability",
-    "submitter",
-    "date",
-    "system",
-    "model",
-    "result",
-    "provenance",
-    "source",
-)
-OWNED = {
-    "system": {"name", "accelerator", "count", "unit", "nodes", "host_processor", "host_processor_count", "framework"},
-    "result": {"minutes", "models", "quality", "quality_target", "runs_minutes", "runs_quality", "energy"},
-    "provenance": None,  # wholly the importer's
-    "source": {"url"},
-}
-OWNED_TOP = {"schema_version", "round", "benchmark", "division", "availability", "submitter", "date", *OWNED}
-
-
-def merge(existing: dict | None, generated: dict) -> dict:
-    """The generated entry, plus every key of `existing` that the importer does not write."""
-    merged: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in generated.items()}
-    for key, value in (existing or {}).items():
-        if key not in OWNED_TOP:
-            merged[key] = value
-        elif isinstance(value, dict) and OWNED.get(key) is not None:
-            for inner, inner_value in value.items():
-                if inner not in OWNED[key]:
-                    merged.setdefault(key, {})[inner] = inner_value
-    order = {k: i for i, k in enumerate(TOP_ORDER)}
-    return dict(sorted(merged.items(), key=lambda kv: order.get(kv[0], len(order))))
-
-
 def identity(data: dict) -> tuple:
     """(submitter, system name, benchmark, division), compared without case or spacing."""
     try:
@@ -157,9 +118,10 @@ def entry_file_name(result: ResultDir, benchmark_id: str) -> str:
 
 
 def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str) -> list[Written]:
-    """Write each entry to out/<round>/<submitter-slug>/, merged with the file that already holds
-    the same entry (same identity or same source URL); that file is removed when its name differs.
-    Unchanged files are not rewritten."""
+    """Write each entry to out/<round>/<submitter-slug>/, replacing the file that already holds
+    the same entry (same identity or same source URL; removed when its name differs). Nothing a
+    person added to that file is kept: a fresh import writes the same bytes. Unchanged files are
+    not rewritten."""
     round_dir = out / round_id
     existing: list[tuple[Path, dict]] = []
     if round_dir.is_dir():
@@ -186,8 +148,7 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
         match = by_identity.get(identity(data)) or by_url.get(data["source"].get("url", "").rstrip("/"))
         if match is None and target in contents:
             match = target
-        merged = merge(contents.get(match) if match else None, data)
-        text = dump_yaml(merged)
+        text = dump_yaml(data)
         old_text = target.read_text(encoding="utf-8") if target.is_file() else None
         if old_text == text:
             status = "unchanged"
@@ -201,5 +162,5 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
         if match is not None and match != target and match.exists():
             match.unlink()
             replaced = match
-        written.append(Written(target, status, replaced, merged))
+        written.append(Written(target, status, replaced, data))
     return written

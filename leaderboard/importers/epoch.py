@@ -1,8 +1,9 @@
 """Import Epoch AI's "Notable AI Models" database as published training runs: one submission per
 model that names a single training hardware, its quantity and the training time.
 
-Files land at <out>/<organization-slug>/<model-slug>.yaml. Hand-typed files are never touched;
-re-imports are byte-identical and keep the keys a person added to an imported file.
+Files land at <out>/<organization-slug>/<model-slug>.yaml, listed with their digests in
+catalog/imported/published.csv. Hand-typed files are never touched; an imported file is wholly
+the importer's (a re-import writes the same bytes, and a hand edit does not survive it).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from leaderboard import manifest
 from leaderboard.catalog import Catalog
+from leaderboard.families import family
 from leaderboard.files import dump_yaml, load
 from leaderboard.importers.prices import (
     CsvError,
@@ -29,6 +32,7 @@ from leaderboard.normalize import chip_hours, chips, slug
 
 IMPORTER = "leaderboard import-epoch 1"
 ROUND = "published"
+KIND = "published"  # its family (the round's kind), which names the manifest's folder
 DATABASE = "Epoch AI, 'Notable AI Models' database (https://epoch.ai/data/notable-ai-models, CC BY 4.0)"
 COST_COLUMN = "Training compute cost (2023 USD)"
 REQUIRED_COLUMNS = (
@@ -232,19 +236,7 @@ def _plain(value: float) -> int | float:
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else value
 
 
-# ---- merging with files already there --------------------------------------------------------
-
-
-def merge(generated: dict, existing: dict) -> dict:
-    """The importer's values, plus every key of `existing` the importer does not produce (kept in
-    their order after the importer's). Keys the importer produces take the imported value."""
-    merged = dict(generated)
-    for key, value in existing.items():
-        if key not in generated:
-            merged[key] = value
-        elif isinstance(value, dict) and isinstance(generated[key], dict):
-            merged[key] = merge(generated[key], value)
-    return merged
+# ---- files already there ---------------------------------------------------------------------
 
 
 def is_imported(data: Any) -> bool:
@@ -309,10 +301,16 @@ def _hand_files(out: Path) -> tuple[list[_HandFile], dict[Path, dict]]:
     return hand, imported
 
 
-def _same_run(run: Run, hand: _HandFile, out: Path) -> bool:
+def _same_run(run: Run, hand: _HandFile, out: Path, run_paths: frozenset[Path] = frozenset()) -> bool:
+    """Whether a hand-typed file stands for the row's run: at its path, or from the same paper
+    (or submitter and model). A hand file at another row's path stands for that row only (one
+    paper may train several models: Megatron-BERT and Megatron-LM)."""
     data = hand.data
-    if hand.path.relative_to(out).with_suffix("") == run.path.with_suffix(""):
+    own = hand.path.relative_to(out).with_suffix("")
+    if own == run.path.with_suffix(""):
         return True
+    if own in run_paths:
+        return False
     if paper_key(run.data["source"].get("url")) and paper_key(run.data["source"].get("url")) == paper_key(
         (data.get("source") or {}).get("url")
     ):
@@ -369,13 +367,16 @@ def plan_import(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | No
     result = EpochImport()
     hand, imported = _hand_files(out) if out.is_dir() else ([], {})
     taken: dict[Path, int] = {}
+    outcomes = []
     for number, row in read_records(csv_path, REQUIRED_COLUMNS):
         result.rows += 1
-        outcome = submission_from_row(row, number, catalog, today)
+        outcomes.append(submission_from_row(row, number, catalog, today))
+    run_paths = frozenset(o.path.with_suffix("") for o in outcomes if isinstance(o, Run))
+    for outcome in outcomes:
         if isinstance(outcome, Skipped):
             result.skipped.append(outcome)
             continue
-        run = outcome
+        run, number = outcome, outcome.row
         if run.path in taken:
             result.skipped.append(
                 Skipped(
@@ -386,7 +387,7 @@ def plan_import(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | No
             )
             continue
         taken[run.path] = number
-        same = [h for h in hand if _same_run(run, h, out)]
+        same = [h for h in hand if _same_run(run, h, out, run_paths)]
         related = [h for h in hand if h not in same and _same_model(run, h)]
         for h in same + related:
             result.overlaps.append(
@@ -394,9 +395,7 @@ def plan_import(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | No
             )
         if same:
             continue
-        existing = imported.get(run.path)
-        data = merge(run.data, existing) if existing else run.data
-        result.runs.append(Run(run.row, run.path, data))
+        result.runs.append(run)  # an imported file is the importer's: a hand edit to it is not kept
     produced = {run.path for run in result.runs}
     result.stale = sorted(path for path in imported if path not in produced)
     return result
@@ -411,10 +410,25 @@ def write_import(result: EpochImport, out: Path) -> None:
             result.unchanged.append(target)
 
 
-def import_epoch(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | None = None) -> EpochImport:
+def import_epoch(
+    csv_path: Path, catalog: Catalog, out: Path, today: dt.date | None = None, catalog_dir: Path | None = None
+) -> EpochImport:
+    """Plan and write the import; with `catalog_dir`, also its manifest (record_manifest)."""
     result = plan_import(csv_path, catalog, out, today)
     write_import(result, out)
+    if catalog_dir is not None:
+        record_manifest(catalog_dir, result, out)
     return result
+
+
+def record_manifest(catalog_dir: Path, result: EpochImport, out: Path) -> Path:
+    """catalog/imported/published.csv: every file this import wrote (or found unchanged), with its
+    digest; exactly what a fresh import of the same CSV lists. Imported is not verified."""
+    rows = [
+        manifest.row(f"{ROUND}/{run.path.with_suffix('').as_posix()}", run.data, (out / run.path).read_bytes())
+        for run in result.runs
+    ]
+    return manifest.write(catalog_dir, ROUND, rows, family(KIND).manifest_folder or "imported")
 
 
 def report_lines(result: EpochImport, out: Path) -> list[str]:

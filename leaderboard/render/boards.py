@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import model, progress
 from leaderboard.render.model import Board
@@ -40,7 +41,7 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         charts = site.reuse.charts(stem, inputs) if site.reuse is not None else None
         if charts is None:
             charts = []
-            if board.round["kind"] != "published":
+            if family(board.round["kind"]).round_rules:
                 charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
             charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
             charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
@@ -90,7 +91,7 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
     boards = [b for b in data.boards if b.round["id"] == round_["id"]]
     rows = [r for b in boards for r in b.rows]
     charts = []
-    if round_["kind"] == "published" and rows:
+    if family(round_["kind"]).model_runs and rows:
         for metric in ("chip_hours", "cost"):
             charts.append(
                 chart_specs.over_time(

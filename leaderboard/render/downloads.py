@@ -248,6 +248,7 @@ def board_script(board: Board) -> str:
             "quality": r["quality"],
             "quality_target": r["quality_target"],
             "rank": r["board_rank"],
+            "ranked": bool(r.get("ranked", True)),
             "date": r["date"],
             "model": r["model_name"],
             "verified": r["verified"],

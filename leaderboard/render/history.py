@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from leaderboard.families import family
 from leaderboard.render import lineage_charts, lineages
 from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
@@ -19,7 +20,7 @@ def write_pages(site: SiteWriter) -> None:
     lines = lineages.vendor_lines(data)
     rounds = {r["id"]: r for r in data.rounds}
     round_names = {r["id"]: r["name"] for r in data.rounds}
-    mlperf_rounds = sorted((r for r in data.rounds if r["kind"] == "mlperf-training"), key=lambda r: r["date"])
+    mlperf_rounds = sorted((r for r in data.rounds if family(r["kind"]).round_rules), key=lambda r: r["date"])
     if not found:
         return
     site.page(
@@ -84,6 +85,8 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                 "reference_model": segment.benchmark.get("reference_model"),
             }
         for row in lineage.rows:
+            if not row.get("ranked", True):
+                continue  # a self-reported result beside verified ones is never the one compared
             results.append(
                 {
                     "id": row["entry_id"],
@@ -107,7 +110,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     results.sort(key=lambda r: r["id"])
     payload = {
         "rounds": {
-            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if r["kind"] == "mlperf-training"
+            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).round_rules
         },
         "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
         "segments": benchmarks,

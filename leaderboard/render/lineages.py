@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from leaderboard.families import family
 from leaderboard.render.model import SiteData
 
 # The fixed scales a lineage page follows, besides the best result at any scale and at the
@@ -53,9 +54,10 @@ class Lineage:
 
 
 def comparable(row: dict) -> bool:
-    """A result a "best" may be chosen from: closed division (the reference model and rules) and
-    available (commercially, as MLPerf's availability categories say)."""
-    return row["division"] == "closed" and row["availability"] == "available"
+    """A result a "best" may be chosen from: closed division (the reference model and rules),
+    available (commercially, as MLPerf's availability categories say) and ranked (a self-reported
+    result beside verified ones never is)."""
+    return row["division"] == "closed" and row["availability"] == "available" and row.get("ranked", True)
 
 
 def fastest(rows: list[dict]) -> dict | None:
@@ -65,11 +67,11 @@ def fastest(rows: list[dict]) -> dict | None:
 
 def lineages(data: SiteData) -> list[Lineage]:
     """Every MLPerf benchmark lineage that has results, in order of its first round."""
-    mlperf = {b["id"]: b for b in data.benchmarks.values() if b["kind"] == "mlperf-training"}
+    mlperf = {b["id"]: b for b in data.benchmarks.values() if family(b["kind"]).round_rules}
     successor = {b["replaces"]: b["id"] for b in mlperf.values() if b.get("replaces") in mlperf}
     rows_of: dict[str, list[dict]] = {}
     for row in data.results:
-        if row["round_kind"] == "mlperf-training":
+        if family(row["round_kind"]).round_rules:
             rows_of.setdefault(row["benchmark"], []).append(row)
     round_by_id = {r["id"]: r for r in data.rounds}
     found = []
@@ -168,7 +170,7 @@ class VendorLine:
 def vendor_lines(data: SiteData) -> list[VendorLine]:
     first: dict[str, str] = {}
     for row in data.results:
-        if row["round_kind"] == "mlperf-training":
+        if family(row["round_kind"]).round_rules:
             first[row["accelerator"]] = min(first.get(row["accelerator"], row["date"]), row["date"])
     lines: dict[str, list[dict]] = {}
     for accelerator_id, date in first.items():

@@ -18,6 +18,9 @@ from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ran
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
 NOT_VERIFIED = "Result not verified by MLCommons Association"
+# Every result not verified is labelled so wherever it appears; beside verified results it takes
+# no rank, record or "best" (results.ranked).
+SELF_REPORTED = "Self-reported"
 # The order the site lists results in, pages and downloads alike.
 RESULT_ORDER = ("round", "benchmark", "division", "rank", "entry_id")
 RANK_METRIC_LABEL = {
@@ -168,7 +171,7 @@ def _load(query) -> SiteData:
         row["path"] = entry_path(row["entry_id"])
         row["submitter_path"] = submitter_path(row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])
-        row["verified_note"] = None if row.get("verified") else NOT_VERIFIED
+        row["verified_note"] = None if row.get("verified") else f"{SELF_REPORTED}: {NOT_VERIFIED}"
         row["run_rows"] = runs.get(row["entry_id"], [])
         row["progress_rows"] = progress.get(row["entry_id"], [])
 
@@ -218,8 +221,11 @@ def _division_order(division: str) -> tuple[int, str]:
 
 def rank_rows(rows: list[dict], metric: str) -> list[dict]:
     """Rows ranked by `metric` (fewest first, ties share a rank, no value last), each given
-    `board_rank`. For MLPerf boards this is the database's rank by minutes."""
-    values = [row["cost_usd"] if metric == "cost" else row[metric] for row in rows]
+    `board_rank`; a row the database does not rank (results.ranked false) gets none. For MLPerf
+    boards this is the database's rank by minutes."""
+    values = [
+        (row["cost_usd"] if metric == "cost" else row[metric]) if row.get("ranked", True) else None for row in rows
+    ]
     for row, rank in zip(rows, metric_ranks(values, metric), strict=True):
         row["board_rank"] = rank
     return sorted(rows, key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
@@ -244,9 +250,11 @@ def records(board: Board) -> dict[str, dict]:
 
 def record_history(results: list[dict]) -> list[dict]:
     """Every result that set a new record for its round x benchmark x division when it was
-    published, in date order: the feed's record entries."""
+    published, in date order: the feed's record entries. Only ranked results hold records."""
     groups: dict[tuple, list[dict]] = {}
     for row in results:
+        if not row.get("ranked", True):
+            continue
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     held = []
     for rows in groups.values():

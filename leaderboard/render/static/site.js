@@ -81,6 +81,7 @@
     tr.id = r.entry_id.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
     tr.setAttribute("data-entry", r.entry_id);
     tr.setAttribute("data-rank", r.rank === null ? "" : String(r.rank));
+    tr.setAttribute("data-ranked", r.ranked === false ? "false" : "true");
     tr.setAttribute("data-minutes", String(r.minutes));
     tr.setAttribute("data-chip_hours", String(r.chip_hours));
     if (r.models_per_minute !== null && r.models_per_minute !== undefined) tr.setAttribute("data-models_per_minute", String(r.models_per_minute));
@@ -208,7 +209,8 @@
       tables.forEach(function (table, t) {
         var rows = originals[t];
         var metrics = rows.map(function (row) { return metricOf(row, s); });
-        var rowRanks = ranks(metrics);
+        // A self-reported result beside verified ones is sorted in but never ranked (results.ranked).
+        var rowRanks = ranks(metrics.map(function (m, i) { return rows[i].getAttribute("data-ranked") === "false" ? null : m; }));
         var order = rows.map(function (row, i) { return i; });
         order.sort(function (a, b) {
           var x = metrics[a], y = metrics[b];

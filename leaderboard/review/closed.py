@@ -1,0 +1,241 @@
+"""Closed rounds and importer-written files in a pull request: only the importer writes an official
+round, and a file an importer wrote changes only into the bytes a fresh import writes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from leaderboard.families import Family, family
+from leaderboard.files import SUFFIXES, load
+from leaderboard.manifest import file_digest
+from leaderboard.problems import Problem
+from leaderboard.verification import field_changes, shown
+
+REIMPORT_HINT = (
+    "an imported result changes only by re-running its importer on the published source; "
+    "open an issue if the published result itself is wrong"
+)
+FRESH_IMPORT = "the trusted job's fresh import (check-pr --reimported)"
+
+
+@dataclass(frozen=True)
+class Manifests:
+    """One round's manifest rows (entry id -> row) before, after and in the fresh import."""
+
+    before: dict[str, dict]
+    after: dict[str, dict]
+    fresh: dict[str, dict] | None  # None: no fresh import of this round at hand
+
+
+def _git_show(repo: Path, revision: str, name: str) -> bytes | None:
+    done = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=repo, capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def _regular_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes; None for anything else (absent, a symlink, a device): never followed."""
+    try:
+        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+
+
+def _rows(content: bytes | None) -> dict[str, dict]:
+    if content is None:
+        return {}
+    reader = csv.DictReader(io.StringIO(content.decode("utf-8", errors="replace")))
+    return {row.get("entry_id", ""): row for row in reader}
+
+
+def round_kinds(repo: Path, revision: str, catalog: str, current: Mapping[str, str]) -> dict[str, str]:
+    """Round id -> kind, the base branch's kinds first: a pull request cannot open a closed
+    round by changing its kind (its own kinds count only for rounds the base lacks)."""
+    kinds = dict(current)
+    content = _git_show(repo, revision, f"{catalog}/rounds.yaml")
+    try:
+        data = yaml.safe_load(content) if content else None
+    except yaml.YAMLError:
+        data = None
+    for item in (data or {}).get("rounds", []) if isinstance(data, dict) else []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("kind"), str):
+            closed_now = family(kinds.get(item["id"], "")).closed
+            if not closed_now:
+                kinds[item["id"]] = item["kind"]
+    return kinds
+
+
+def _claims(path: Path, name: str) -> tuple[str, int, int, str]:
+    """What a submitted file says of its provenance, in words, and where to point (line, col)."""
+    doc = load(path, display=name)
+    data = doc.data if isinstance(doc.data, dict) else {}
+    provenance = data.get("provenance") if isinstance(data.get("provenance"), dict) else {}
+    source = data.get("source") if isinstance(data.get("source"), dict) else {}
+    logs = provenance.get("run_logs")
+    words = (
+        f"method {shown(provenance.get('method'), 40)}, importer {shown(provenance.get('importer'), 40)}, "
+        f"{len(logs) if isinstance(logs, list) else 0} run logs, source {shown(source.get('url'), 100)}"
+    )
+    line, col = doc.where(("provenance", "method")) if "method" in provenance else (None, None)
+    return words, line or 1, col or 1, "$.provenance.method" if line else "$"
+
+
+def _open_round(kinds: Mapping[str, str]) -> str:
+    """The round a self-measured result goes to: the first that is neither closed nor verifiable."""
+    return next((r for r, k in sorted(kinds.items()) if not family(k).closed and not family(k).verifiable), "published")
+
+
+def _what(facts: Family) -> str:
+    return (
+        "a result verified against MLCommons' published logs"
+        if facts.verifiable
+        else f"a result written by `{facts.importer}`"
+    )
+
+
+def check(
+    repo: Path,
+    merge_base: str,
+    changes: Sequence[tuple[str, str]],  # (status, file)
+    submissions: str,
+    catalog: str,
+    kinds: Mapping[str, str],  # round id -> kind (round_kinds)
+    reimported: Path | None = None,
+) -> list[Problem]:
+    """The problems of a pull request's changes to closed rounds, to importer-written files and
+    to the manifests listing them. With `reimported` (a project-shaped folder the trusted job
+    imported into from checksummed archives, starting empty), a file passes when it is byte for
+    byte the fresh import's, and a manifest when its rows are; without it, only an unchanged
+    importer-written file passes."""
+    problems: list[Problem] = []
+    manifests: dict[str, Manifests] = {}
+
+    def round_manifests(round_id: str, facts: Family) -> Manifests:
+        if round_id not in manifests:
+            name = f"{catalog}/{facts.manifest_folder}/{round_id}.csv"
+            fresh = None
+            if reimported is not None:
+                content = _regular_bytes(reimported / name)
+                fresh = _rows(content) if content is not None else None
+            manifests[round_id] = Manifests(
+                _rows(_git_show(repo, merge_base, name)), _rows(_regular_bytes(repo / name)), fresh
+            )
+        return manifests[round_id]
+
+    folders = {family(k).manifest_folder: family(k) for k in kinds.values() if family(k).manifest_folder}
+    for status, name in changes:
+        path = Path(name)
+        if path.parts[:1] == (catalog,) and len(path.parts) == 3 and path.parts[1] in folders:
+            if path.suffix == ".csv":
+                problems += _manifest_problems(repo, name, path.stem, folders[path.parts[1]], reimported, submissions)
+            continue
+        if path.parts[:1] != (submissions,) or len(path.parts) < 3 or path.suffix.lower() not in SUFFIXES:
+            continue
+        round_id = path.parts[1]
+        facts = family(kinds.get(round_id, ""))
+        if facts.manifest_folder is None:
+            continue
+        listed = round_manifests(round_id, facts)
+        entry_id = path.relative_to(submissions).with_suffix("").as_posix()
+        importer_written = entry_id in listed.before or entry_id in listed.after
+        if not (facts.closed or importer_written):
+            continue  # a self-reported file in an open round: validated like any other
+        content = None if status == "deleted" else _regular_bytes(repo / name)
+        if reimported is not None and listed.fresh is not None:
+            fresh = _regular_bytes(reimported / name)
+            if status == "deleted":
+                passes = fresh is None and entry_id not in listed.fresh
+            else:
+                passes = content is not None and fresh == content
+        else:
+            passes = (
+                status != "deleted" and content is not None and _digest(listed.before, entry_id) == file_digest(content)
+            )
+        if passes:
+            continue
+        problems.append(
+            _file_problem(repo, merge_base, name, status, round_id, facts, entry_id in listed.before, kinds)
+        )
+    return problems
+
+
+def _digest(rows: dict[str, dict], entry_id: str) -> str | None:
+    return (rows.get(entry_id) or {}).get("sha256")
+
+
+def _file_problem(
+    repo: Path,
+    merge_base: str,
+    name: str,
+    status: str,
+    round_id: str,
+    facts: Family,
+    listed_before: bool,
+    kinds: Mapping[str, str],
+) -> Problem:
+    if status == "deleted" and listed_before:
+        return Problem(name, 1, 1, "$", f"deletes {_what(facts)}", REIMPORT_HINT)
+    if status == "deleted":
+        return Problem(
+            name, 1, 1, "$", f"deletes a file of {round_id}, an official round closed to pull requests", REIMPORT_HINT
+        )
+    if facts.closed and not listed_before:
+        claims, line, col, json_path = _claims(repo / name, name)
+        return Problem(
+            name,
+            line,
+            col,
+            json_path,
+            f"{round_id} is an official round, closed to pull requests: only the importer (`{facts.importer}`) "
+            f"writes its results, from the round's published logs, and this file is not one it wrote "
+            f"(catalog/{facts.manifest_folder}/{round_id}.csv does not list it). The file claims: {claims}",
+            f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/ as a "
+            "self-reported result (CONTRIBUTING.md, 'Self-reported results'): it is labelled self-reported and "
+            "takes no rank on a board of verified results",
+        )
+    old = _git_show(repo, merge_base, name)
+    changed = field_changes(old, _regular_bytes(repo / name))
+    fields = ", ".join(f"{c.path}: {shown(c.before, 30)} -> {shown(c.after, 30)}" for c in changed[:4])
+    return Problem(
+        name,
+        1,
+        1,
+        "$",
+        f"changes ({fields or 'its bytes'}) {_what(facts)}: an importer-written file changes only into what "
+        f"{FRESH_IMPORT} writes",
+        REIMPORT_HINT,
+    )
+
+
+def _manifest_problems(
+    repo: Path, name: str, round_id: str, facts: Family, reimported: Path | None, submissions: str
+) -> list[Problem]:
+    """A manifest passes only as the fresh import wrote it. In an open round the fresh import
+    may list more: runs whose file in the tree is typed by hand (the importer skips those)."""
+
+    def problem(message: str) -> Problem:
+        return Problem(name, 1, 1, "$", message, REIMPORT_HINT)
+
+    what = "makes MLPerf results verified" if facts.verifiable else f"lists the files `{facts.importer}` wrote"
+    if reimported is None:
+        return [problem(f"changes the manifest that {what}: only a re-import may, confirmed by {FRESH_IMPORT}")]
+    ours, theirs = _regular_bytes(repo / name), _regular_bytes(reimported / name)
+    if theirs is None:
+        return [problem(f"changes the manifest that {what}, and {FRESH_IMPORT} has no manifest of {round_id}")]
+    if facts.closed:
+        return [] if ours == theirs else [problem(f"is not the manifest {FRESH_IMPORT} wrote for {round_id}")]
+    mine, fresh = _rows(ours), _rows(theirs)
+    wrong = [e for e, row in mine.items() if fresh.get(e) != row]
+    missing = [
+        e for e in fresh if e not in mine and not any(_regular_bytes(repo / submissions / f"{e}{s}") for s in SUFFIXES)
+    ]
+    return [problem(f"lists {shown(e, 100)} other than {FRESH_IMPORT} does") for e in wrong[:5]] + [
+        problem(f"lacks {shown(e, 100)}, which {FRESH_IMPORT} lists") for e in missing[:5]
+    ]
