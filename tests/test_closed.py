@@ -276,8 +276,16 @@ def test_every_round_kind_has_its_facts():
 
     rounds = _yaml.safe_load((ROOT / "catalog" / "rounds.yaml").read_text(encoding="utf-8"))["rounds"]
     assert {r["kind"] for r in rounds} <= set(FAMILIES)
-    assert RANK_METRIC == {"mlperf-training": "minutes", "published": "chip_hours"}
-    assert family("mlperf-training").closed and family("mlperf-training").verifiable
+    assert RANK_METRIC == {
+        "mlperf-training": "minutes",
+        "mlperf-hpc": "minutes",
+        "dawnbench": "minutes",
+        "published": "chip_hours",
+    }
+    for kind in ("mlperf-training", "mlperf-hpc"):
+        assert family(kind).closed and family(kind).verifiable and family(kind).manifest_folder == "verified"
+    assert family("dawnbench").closed and not family("dawnbench").verifiable
+    assert family("dawnbench").manifest_folder == "imported"
     assert not family("published").closed and not family("published").verifiable
     assert family("published").manifest_folder == "imported"
 
