@@ -361,6 +361,37 @@ def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
                 data["system"]["name"] = f"{data['system']['name']} ({result.system_slug})"
 
 
+def result_system(
+    result: ResultDir, systems: dict[str, Any], used: set[str], round_: Round, catalog: Catalog, report: ImportReport
+) -> tuple[Any, str | None, list[str], str | None]:
+    """The system a result directory ran on: (SystemInfo, its description file, the catalog's
+    corrections applied to it, None), or (None, None, [], why not). Notes the description file
+    as used and its notes in the report; shared by every MLPerf family's importer."""
+    system_file = next((f for f in result.system_files if in_source(result.top, f) in systems), None)
+    if system_file is None:
+        return None, None, [], f"no system description {in_source(result.top, result.system_files[0])}"
+    shown = in_source(result.top, system_file)
+    used.add(shown)
+    desc = systems[shown]
+    if isinstance(desc, str):
+        return None, None, [], f"{shown}: {desc}"
+    correction = round_.correction_for(result.repo_path)
+    corrected = []
+    if correction:
+        corrected = [
+            f"{key} {desc.get(key)!r} read as {value!r} (catalog/rounds.yaml: {correction['reason']})"
+            for key, value in correction["set"].items()
+        ]
+        desc = {**desc, **correction["set"]}
+    system, reason = system_info(desc, catalog)
+    if system is None:
+        return None, None, [], f"{shown}: {reason}"
+    for note in system.notes:
+        if f"{shown}: {note}" not in report.notes:
+            report.notes.append(f"{shown}: {note}")
+    return system, system_file, corrected, None
+
+
 def _score_directory(
     result: ResultDir,
     runs_by_number: dict[int, tuple[str, RunLog | None]],
@@ -378,28 +409,9 @@ def _score_directory(
     if rules is None:
         known = ", ".join(b.id for b in catalog.benchmarks.values() if round_.id in b.rounds)
         return None, f"benchmark folder {result.folder!r} is not a benchmark of {round_.id} ({known})"
-    system_file = next((f for f in result.system_files if in_source(result.top, f) in systems), None)
-    if system_file is None:
-        return None, f"no system description {in_source(result.top, result.system_files[0])}"
-    shown = in_source(result.top, system_file)
-    used_systems.add(shown)
-    desc = systems[shown]
-    if isinstance(desc, str):
-        return None, f"{shown}: {desc}"
-    correction = round_.correction_for(result.repo_path)
-    corrected = []
-    if correction:
-        corrected = [
-            f"{key} {desc.get(key)!r} read as {value!r} (catalog/rounds.yaml: {correction['reason']})"
-            for key, value in correction["set"].items()
-        ]
-        desc = {**desc, **correction["set"]}
-    system, reason = system_info(desc, catalog)
+    system, system_file, corrected, reason = result_system(result, systems, used_systems, round_, catalog, report)
     if system is None:
-        return None, f"{shown}: {reason}"
-    for note in system.notes:
-        if f"{shown}: {note}" not in report.notes:
-            report.notes.append(f"{shown}: {note}")
+        return None, reason
     report.notes += [f"{result.path}: {note}" for note in corrected]
     numbers = sorted(runs_by_number)
     if len(numbers) != rules.runs:

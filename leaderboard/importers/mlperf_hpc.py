@@ -19,11 +19,11 @@ from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes,
 from leaderboard.importers.entries import entry_data, entry_file_name, write_entries
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
 from leaderboard.importers.mllog import read_run
-from leaderboard.importers.mlperf import ImportFailure, ImportReport, _disambiguate
+from leaderboard.importers.mlperf import ImportFailure, ImportReport, _disambiguate, result_system
 from leaderboard.importers.rcp import RcpTable
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import Score, scaling_factor, targets_for
-from leaderboard.importers.systems import read_system, system_info
+from leaderboard.importers.systems import read_system
 from leaderboard.normalize import olympic_mean
 
 IMPORTER = "leaderboard-mlperf-hpc 1"
@@ -246,28 +246,9 @@ def _score_folder(
             sorted(round_.benchmark_folders) or [b.id for b in catalog.benchmarks.values() if round_.id in b.rounds]
         )
         return None, f"results folder {result.folder!r} is not a benchmark of {round_.id} ({known})"
-    system_file = next((f for f in result.system_files if in_source(result.top, f) in systems), None)
-    if system_file is None:
-        return None, f"no system description {in_source(result.top, result.system_files[0])}"
-    shown = in_source(result.top, system_file)
-    used.add(shown)
-    desc = systems[shown]
-    if isinstance(desc, str):
-        return None, f"{shown}: {desc}"
-    correction = round_.correction_for(result.repo_path)
-    corrected = []
-    if correction:
-        corrected = [
-            f"{key} {desc.get(key)!r} read as {value!r} (catalog/rounds.yaml: {correction['reason']})"
-            for key, value in correction["set"].items()
-        ]
-        desc = {**desc, **correction["set"]}
-    system, reason = system_info(desc, catalog)
+    system, system_file, corrected, reason = result_system(result, systems, used, round_, catalog, report)
     if system is None:
-        return None, f"{shown}: {reason}"
-    for note in system.notes:
-        if f"{shown}: {note}" not in report.notes:
-            report.notes.append(f"{shown}: {note}")
+        return None, reason
     numbers = sorted(runs_by_number)
     run_files = [runs_by_number[n][0] for n in numbers]
     runs = [runs_by_number[n][1] for n in numbers]
