@@ -349,36 +349,29 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
         point.update({k: result.get(k) for k in ("submitter", "system", "chips", "minutes", "chip_hours")})
     if not points:
         return None
-    values = [p["our_cost_usd_2023"] for p in points] + [p["epoch_cost_usd_2023"] for p in points]
-    diagonal = [{"epoch_cost_usd_2023": v, "our_cost_usd_2023": v} for v in (min(values) / 2, max(values) * 2)]
-    x = alt.X("epoch_cost_usd_2023:Q", title="Epoch AI's cost estimate, 2023 USD (log)", scale=LOG)
-    y = alt.Y("our_cost_usd_2023:Q", title="Our cost, 2023 USD (log)", scale=LOG)
-    line = alt.Chart(_named(datasets, "diagonal", diagonal)).mark_line(strokeDash=[4, 4], color="#777").encode(x=x, y=y)
-    marks = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, size=70, opacity=0.85)
-        .encode(
-            x=x,
-            y=y,
-            color=alt.Color("tier:N", title="Price tier"),
-            shape=alt.Shape("tier:N", title="Price tier"),
-            tooltip=[
-                alt.Tooltip("model_name:N", title="Model"),
-                alt.Tooltip("submitter:N", title="Submitter"),
-                alt.Tooltip("system:N", title="System"),
-                alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
-                alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-                alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
-                alt.Tooltip("our_cost_usd:Q", title="Our cost (USD of its date)", format="$,.0f"),
-                alt.Tooltip("tier:N", title="Tier"),
-                alt.Tooltip("our_cost_usd_2023:Q", title="Our cost (2023 USD)", format="$,.0f"),
-                alt.Tooltip("epoch_cost_usd_2023:Q", title="Epoch AI (2023 USD)", format="$,.0f"),
-                alt.Tooltip("ratio:Q", title="Ratio", format=",.2f"),
-            ],
-        )
+    layers = cost_against_cost(
+        datasets,
+        points,
+        alt.X("epoch_cost_usd_2023:Q", title="Epoch AI's cost estimate, 2023 USD (log)", scale=LOG),
+        alt.Y("our_cost_usd_2023:Q", title="Our cost, 2023 USD (log)", scale=LOG),
+        color=alt.Color("tier:N", title="Price tier"),
+        shape=alt.Shape("tier:N", title="Price tier"),
+        tooltip=[
+            alt.Tooltip("model_name:N", title="Model"),
+            alt.Tooltip("submitter:N", title="Submitter"),
+            alt.Tooltip("system:N", title="System"),
+            alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+            alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+            alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
+            alt.Tooltip("our_cost_usd:Q", title="Our cost (USD of its date)", format="$,.0f"),
+            alt.Tooltip("tier:N", title="Tier"),
+            alt.Tooltip("our_cost_usd_2023:Q", title="Our cost (2023 USD)", format="$,.0f"),
+            alt.Tooltip("epoch_cost_usd_2023:Q", title="Epoch AI (2023 USD)", format="$,.0f"),
+            alt.Tooltip("ratio:Q", title="Ratio", format=",.2f"),
+        ],
     )
     spec = _finish(
-        alt.layer(line, marks).properties(height=380),
+        layers.properties(height=380),
         "Our cost against Epoch AI's estimate",
         "Published runs, per price tier, both in 2023 US dollars. Dashed: y = x (the same cost).",
         datasets,
@@ -388,6 +381,21 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
         "published runs and tiers, with the line y = x."
     )
     return Chart(name, "Our cost against Epoch AI's estimate", description, spec)
+
+
+def cost_against_cost(datasets: dict[str, list], points: list[dict], x: alt.X, y: alt.Y, **encoding) -> alt.LayerChart:
+    """Points of one cost against another on log axes, over the dashed line y = x (the same
+    cost), its ends a factor of 2 beyond the points: Epoch AI's estimates, DAWNBench's reported costs."""
+    values = [p[x.shorthand.split(":")[0]] for p in points] + [p[y.shorthand.split(":")[0]] for p in points]
+    ends = (min(values) / 2, max(values) * 2)
+    diagonal = [{x.shorthand.split(":")[0]: v, y.shorthand.split(":")[0]: v} for v in ends]
+    line = alt.Chart(_named(datasets, "diagonal", diagonal)).mark_line(strokeDash=[4, 4], color="#777").encode(x=x, y=y)
+    marks = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(x=x, y=y, **encoding)
+    )
+    return alt.layer(line, marks)
 
 
 def static_spec(spec: dict) -> dict:

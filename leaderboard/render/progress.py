@@ -8,7 +8,7 @@ import statistics
 
 import altair as alt
 
-from leaderboard.render.charts import LOG, Chart, _finish, _named
+from leaderboard.render.charts import LOG, Chart, _finish, _named, cost_against_cost
 
 RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
 RESULT_TOOLTIP = [
@@ -100,28 +100,21 @@ def reported_cost_chart(name: str, rows: list[dict], context: str) -> Chart | No
     if not points:
         return None
     datasets: dict[str, list] = {}
-    values = [p["cost_usd"] for p in points] + [p["reported"] for p in points]
-    diagonal = [{"reported": v, "cost_usd": v} for v in (min(values) / 2, max(values) * 2)]
-    x = alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=LOG)
-    y = alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=LOG)
-    line = alt.Chart(_named(datasets, "diagonal", diagonal)).mark_line(strokeDash=[4, 4], color="#777").encode(x=x, y=y)
-    marks = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, size=70, opacity=0.85)
-        .encode(
-            x=x,
-            y=y,
-            color=alt.Color("accelerator_name:N", title="Accelerator"),
-            shape=alt.Shape("provider:N", title="Provider"),
-            tooltip=[
-                *RESULT_TOOLTIP,
-                alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
-                alt.Tooltip("ratio:Q", title="Ours / reported", format=",.2f"),
-            ],
-        )
+    layers = cost_against_cost(
+        datasets,
+        points,
+        alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=LOG),
+        alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=LOG),
+        color=alt.Color("accelerator_name:N", title="Accelerator"),
+        shape=alt.Shape("provider:N", title="Provider"),
+        tooltip=[
+            *RESULT_TOOLTIP,
+            alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
+            alt.Tooltip("ratio:Q", title="Ours / reported", format=",.2f"),
+        ],
     )
     spec = _finish(
-        alt.layer(line, marks).properties(height=380),
+        layers.properties(height=380),
         "Our cost against the cost submitters reported",
         f"{context}. Dashed: y = x (the same cost).",
         datasets,
