@@ -283,16 +283,8 @@ def import_mlperf(
                 )
                 power_logs.setdefault(log.result, {}).setdefault(log.run, []).append(read)
                 continue
-            result = log.result
-            benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(result.folder))
-            rules = benchmark.rounds.get(round_id) if benchmark else None
-            run = None
-            if rules is not None:  # a directory the round does not know is skipped unread
-                if benchmark.id not in targets:
-                    targets[benchmark.id] = targets_for(benchmark, rules, round_)
-                run = read_run(source_file.stream, targets[benchmark.id])
+            read_result_log(log, source_file.stream, read_run, round_, catalog, targets, logs)
             report.logs_read += 1
-            logs.setdefault(result, {})[log.run] = (log.name, run)
             if progress:
                 progress(1)
     except READ_ERRORS as error:
@@ -359,6 +351,29 @@ def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
         if len(same) > 1:
             for result, data in same:
                 data["system"]["name"] = f"{data['system']['name']} ({result.system_slug})"
+
+
+def read_result_log(
+    log: Any,
+    stream: BinaryIO,
+    read_run: Callable[[BinaryIO, Targets], RunLog],
+    round_: Round,
+    catalog: Catalog,
+    targets: dict[str, Targets],
+    logs: dict,
+) -> None:
+    """Read one run's log into `logs` (result directory -> run number -> (log name, RunLog or
+    None)); a directory whose benchmark the round does not know is recorded unread. Each
+    benchmark's targets are built once, into `targets`. Shared by every MLPerf family's importer."""
+    result = log.result
+    benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(result.folder))
+    rules = benchmark.rounds.get(round_.id) if benchmark else None
+    run = None
+    if rules is not None:
+        if benchmark.id not in targets:
+            targets[benchmark.id] = targets_for(benchmark, rules, round_)
+        run = read_run(stream, targets[benchmark.id])
+    logs.setdefault(result, {})[log.run] = (log.name, run)
 
 
 def result_system(

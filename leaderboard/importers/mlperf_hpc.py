@@ -19,7 +19,7 @@ from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes,
 from leaderboard.importers.entries import entry_data, entry_file_name, write_entries
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
 from leaderboard.importers.mllog import read_run
-from leaderboard.importers.mlperf import ImportFailure, ImportReport, _disambiguate, result_system
+from leaderboard.importers.mlperf import ImportFailure, ImportReport, _disambiguate, read_result_log, result_system
 from leaderboard.importers.rcp import RcpTable
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import Score, scaling_factor, targets_for
@@ -186,16 +186,8 @@ def import_hpc(
                     systems[path] = str(error)
                 continue
             log = layout.log_file(path)
-            result = log.result
-            benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(result.folder))
-            rules = benchmark.rounds.get(round_id) if benchmark else None
-            run = None
-            if rules is not None:
-                if benchmark.id not in targets:
-                    targets[benchmark.id] = targets_for(benchmark, rules, round_)
-                run = read_run(source_file.stream, targets[benchmark.id])
+            read_result_log(log, source_file.stream, read_run, round_, catalog, targets, logs)
             report.logs_read += 1
-            logs.setdefault(result, {})[log.run] = (log.name, run)
             if progress:
                 progress(1)
     except READ_ERRORS as error:
