@@ -360,7 +360,9 @@ def test_importable_archives_names_the_fetched_files_of_the_rounds_the_catalog_h
     assert run.code == 0, run.err
     assert f"{folder / 'mlperf-training-v5.0.tar.xz'}\n" in run.out and "v9.9" not in run.out
     assert "not imported: mlperf-training-v9.9.tar.xz: feeds mlperf-training-v9.9, which catalog/rounds.yaml" in run.err
-    assert all(line.startswith(str(folder / "mlperf-training-v")) for line in run.out.splitlines())
+    # import-mlperf reads both MLPerf families: Training and HPC rounds.
+    assert all(line.startswith(str(folder / "mlperf-")) for line in run.out.splitlines())
+    assert f"{folder / 'mlperf-hpc-v3.0.tar.xz'}\n" in run.out
     (folder / "mlperf-training-v5.0.tar.xz").unlink()
     run = run_cli("importable-archives", "import-mlperf", "--in", folder, cwd=project)
     assert run.code == 1 and f"error: not in {folder}: mlperf-training-v5.0.tar.xz" in run.err
