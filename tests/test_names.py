@@ -212,7 +212,10 @@ def test_check_pr_refuses_look_alike_submitters(nvidia_repo, submitter, folder, 
 
 
 def test_check_pr_passes_an_honest_new_submitter(nvidia_repo):
-    place(nvidia_repo, nvidia_entry("Université de Montréal", "udem-8"), folder="universit-de-montr-al", name="u.yaml")
+    # A result a new submitter measured is self-reported: it goes to the published round (MLPerf
+    # rounds are closed to pull requests, review/closed.py).
+    entry = PUBLISHED.replace("submitter: Acme Labs", 'submitter: "Université de Montréal"')
+    place(nvidia_repo, entry, round_="published", folder="universit-de-montr-al", name="acme-lm.yaml")
     commit(nvidia_repo)
     result = run_cli("check-pr", "--base", "main", cwd=nvidia_repo)
     assert result.code == 0, result.out
