@@ -18,6 +18,7 @@ class Family:
     importer: str | None  # the command that writes its files
     round_rules: bool  # benchmarks carry rules per round (quality target, runs); results dated by their round
     model_runs: bool  # each result trains its own model, named in the file and dated by its paper
+    lineages: bool = False  # its benchmarks are followed across rounds (history, lineage and generation pages)
 
 
 # MLPerf rounds rank by time to train (the official score); published runs train different
@@ -34,6 +35,7 @@ FAMILIES = {
         importer="leaderboard import-mlperf",
         round_rules=True,
         model_runs=False,
+        lineages=True,
     ),
     "mlperf-hpc": Family(
         kind="mlperf-hpc",

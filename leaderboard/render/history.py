@@ -20,7 +20,7 @@ def write_pages(site: SiteWriter) -> None:
     lines = lineages.vendor_lines(data)
     rounds = {r["id"]: r for r in data.rounds}
     round_names = {r["id"]: r["name"] for r in data.rounds}
-    mlperf_rounds = sorted((r for r in data.rounds if family(r["kind"]).round_rules), key=lambda r: r["date"])
+    mlperf_rounds = sorted((r for r in data.rounds if family(r["kind"]).lineages), key=lambda r: r["date"])
     if not found:
         return
     site.page(
@@ -110,7 +110,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     results.sort(key=lambda r: r["id"])
     payload = {
         "rounds": {
-            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).round_rules
+            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).lineages
         },
         "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
         "segments": benchmarks,

@@ -67,11 +67,11 @@ def fastest(rows: list[dict]) -> dict | None:
 
 def lineages(data: SiteData) -> list[Lineage]:
     """Every MLPerf benchmark lineage that has results, in order of its first round."""
-    mlperf = {b["id"]: b for b in data.benchmarks.values() if family(b["kind"]).round_rules}
+    mlperf = {b["id"]: b for b in data.benchmarks.values() if family(b["kind"]).lineages}
     successor = {b["replaces"]: b["id"] for b in mlperf.values() if b.get("replaces") in mlperf}
     rows_of: dict[str, list[dict]] = {}
     for row in data.results:
-        if family(row["round_kind"]).round_rules:
+        if family(row["round_kind"]).lineages:
             rows_of.setdefault(row["benchmark"], []).append(row)
     round_by_id = {r["id"]: r for r in data.rounds}
     found = []
@@ -170,7 +170,7 @@ class VendorLine:
 def vendor_lines(data: SiteData) -> list[VendorLine]:
     first: dict[str, str] = {}
     for row in data.results:
-        if family(row["round_kind"]).round_rules:
+        if family(row["round_kind"]).lineages:
             first[row["accelerator"]] = min(first.get(row["accelerator"], row["date"]), row["date"])
     lines: dict[str, list[dict]] = {}
     for accelerator_id, date in first.items():
