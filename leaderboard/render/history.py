@@ -109,9 +109,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
             )
     results.sort(key=lambda r: r["id"])
     payload = {
-        "rounds": {
-            k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).lineages
-        },
+        "rounds": {k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).lineages},
         "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
         "segments": benchmarks,
         "results": results,

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from leaderboard.families import Family, family
-from leaderboard.files import SUFFIXES, load
+from leaderboard.files import SUFFIXES, load, read_regular
 from leaderboard.manifest import file_digest
 from leaderboard.problems import Problem
 from leaderboard.verification import field_changes, shown
@@ -38,14 +38,6 @@ class Manifests:
 def _git_show(repo: Path, revision: str, name: str) -> bytes | None:
     done = subprocess.run(["git", "show", f"{revision}:{name}"], cwd=repo, capture_output=True, check=False)
     return done.stdout if done.returncode == 0 else None
-
-
-def _regular_bytes(path: Path) -> bytes | None:
-    """A regular file's bytes; None for anything else (absent, a symlink, a device): never followed."""
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
-        return None
 
 
 def _rows(content: bytes | None) -> dict[str, dict]:
@@ -122,10 +114,10 @@ def check(
             name = f"{catalog}/{facts.manifest_folder}/{round_id}.csv"
             fresh = None
             if reimported is not None:
-                content = _regular_bytes(reimported / name)
+                content = read_regular(reimported / name)
                 fresh = _rows(content) if content is not None else None
             manifests[round_id] = Manifests(
-                _rows(_git_show(repo, merge_base, name)), _rows(_regular_bytes(repo / name)), fresh
+                _rows(_git_show(repo, merge_base, name)), _rows(read_regular(repo / name)), fresh
             )
         return manifests[round_id]
 
@@ -147,9 +139,9 @@ def check(
         importer_written = entry_id in listed.before or entry_id in listed.after
         if not (facts.closed or importer_written):
             continue  # a self-reported file in an open round: validated like any other
-        content = None if status == "deleted" else _regular_bytes(repo / name)
+        content = None if status == "deleted" else read_regular(repo / name)
         if reimported is not None and listed.fresh is not None:
-            fresh = _regular_bytes(reimported / name)
+            fresh = read_regular(reimported / name)
             if status == "deleted":
                 passes = fresh is None and entry_id not in listed.fresh
             else:
@@ -201,7 +193,7 @@ def _file_problem(
             "takes no rank on a board of verified results",
         )
     old = _git_show(repo, merge_base, name)
-    changed = field_changes(old, _regular_bytes(repo / name))
+    changed = field_changes(old, read_regular(repo / name))
     fields = ", ".join(f"{c.path}: {shown(c.before, 30)} -> {shown(c.after, 30)}" for c in changed[:4])
     return Problem(
         name,
@@ -226,7 +218,7 @@ def _manifest_problems(
     what = "makes MLPerf results verified" if facts.verifiable else f"lists the files `{facts.importer}` wrote"
     if reimported is None:
         return [problem(f"changes the manifest that {what}: only a re-import may, confirmed by {FRESH_IMPORT}")]
-    ours, theirs = _regular_bytes(repo / name), _regular_bytes(reimported / name)
+    ours, theirs = read_regular(repo / name), read_regular(reimported / name)
     if theirs is None:
         return [problem(f"changes the manifest that {what}, and {FRESH_IMPORT} has no manifest of {round_id}")]
     if facts.closed:
@@ -234,7 +226,7 @@ def _manifest_problems(
     mine, fresh = _rows(ours), _rows(theirs)
     wrong = [e for e, row in mine.items() if fresh.get(e) != row]
     missing = [
-        e for e in fresh if e not in mine and not any(_regular_bytes(repo / submissions / f"{e}{s}") for s in SUFFIXES)
+        e for e in fresh if e not in mine and not any(read_regular(repo / submissions / f"{e}{s}") for s in SUFFIXES)
     ]
     return [problem(f"lists {shown(e, 100)} other than {FRESH_IMPORT} does") for e in wrong[:5]] + [
         problem(f"lacks {shown(e, 100)}, which {FRESH_IMPORT} lists") for e in missing[:5]
