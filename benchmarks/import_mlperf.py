@@ -1,16 +1,15 @@
 """Speed and memory of `leaderboard import-mlperf` on the real MLPerf Training rounds (issue 14),
 side by side in one run with mlperf-logging's result_summarizer (never a project dependency):
 
-1. every round's .tar.xz of --data in one `leaderboard import-mlperf` call (one worker process
-   per CPU), best of --repeat, each time into a fresh temporary --out (issue 24's target: at most
-   30 s and under 1 GB), beside result_summarizer's times for the rounds that
-   ../shared/data/reference-times.txt holds;
-2. for each round of --compare (default v3.0,v4.0): the import of that round from its unpacked
+1. for each round of --compare (default v3.0,v4.0): the import of that round from its unpacked
    folder and from its .tar.xz, best of --repeat each, against one result_summarizer call for
    all the round's organizations on the unpacked folder (`<folder>/{*}`, ruleset X.Y.0), run
    once since it takes minutes (target: at least 50x less time, folder and tar.xz alike);
-3. --memory 2,200: peak memory of importing 5 synthetic logs of 2 MB each, then of 200 MB each
+2. --memory 2,200: peak memory of importing 5 synthetic logs of 2 MB each, then of 200 MB each
    (target: flat, the largest at most 10% above the smallest).
+
+The import of every shipped archive of every family in one run (issue 24) is
+benchmarks/import_families.py's.
 
     python benchmarks/import_mlperf.py [--data ../shared/data] [--unpacked DIR] [--compare v3.0,v4.0]
         [--summarizer-python PY] [--repeat 3] [--memory 2,200] [--json results.json]
@@ -48,16 +47,8 @@ REF_PYTHON = HERE / "work" / "ref-venv" / "bin" / "python"
 PREFIX = "mlperf-training-"
 COMPARE = "v3.0,v4.0"
 MEMORY = "2,200"
-ALL_ROUNDS_TARGET_S = 30  # issue 24 (issue 14 asked for 60 s, with 11 rounds)
-ALL_ROUNDS_TARGET_MIB = 1e9 / 2**20  # issue 24: under 1 GB
 SUMMARIZER_TARGET_X = 50
 FLAT_TOLERANCE = 1.10
-
-
-def archives(data: Path) -> list[Path]:
-    """Every round's archive in `data`, oldest round first."""
-    found = list(data.glob(f"{PREFIX}v*.tar.xz")) if data.is_dir() else []
-    return sorted(found, key=lambda p: version(p.name.removeprefix(PREFIX).removesuffix(".tar.xz")))
 
 
 def reference_times(data: Path) -> dict[str, float]:
@@ -252,7 +243,6 @@ def measure_all(
     summarizer_python: str | None = None,
     repeat: int = 3,
     memory: list[int] | None = None,
-    all_rounds: bool = True,
 ) -> dict:
     """Every measurement of issue 14 that the data allows (none of ../shared/data's rounds is
     needed for the synthetic memory check), in one run; the summarizer last, as it takes minutes."""
@@ -264,17 +254,6 @@ def measure_all(
             tree = synthetic_tree(Path(scratch) / "tree", megabytes)
             warm(tree)
             results["memory"].append({"megabytes": megabytes, **best_import([tree], 1, f"{PREFIX}v1.1")})
-    packed = archives(data)
-    if all_rounds and packed:
-        say(f"import-mlperf, all {len(packed)} rounds from tar.xz in one call, best of {repeat}")
-        for archive in packed:
-            warm(archive)
-        results["all_rounds"] = {
-            "rounds": [a.name.removesuffix(".tar.xz") for a in packed],
-            "summarizer_seconds": reference_times(data),
-            "workers": min(len(packed), os.cpu_count() or 1),
-            **best_import(packed, repeat),
-        }
     results["compare"] = []
     for short in compare or []:
         round_id = PREFIX + "v" + short.removeprefix(PREFIX).lstrip("v")
@@ -342,42 +321,6 @@ def markdown(results: dict) -> list[str]:
         "|---|---:|---:|---:|---|---:|",
     ]
     targets = []
-    every = results.get("all_rounds")
-    if every:
-        entries = sum(every["entries"].values())
-        runs = ", ".join(f"{s:.1f}" for s in every["all_seconds"])
-        out.append(
-            f"| all {len(every['rounds'])} rounds from tar.xz, one call ({every['workers']} worker processes; "
-            f"runs: {runs} s) | {every['seconds']:.1f} | {every['cpu_seconds']:.1f} | {mib(every)} | "
-            f"{entries:,} entries in {len(every['entries'])} rounds{failed(every)} | |"
-        )
-        timed_rounds = {
-            r: s for r, s in every.get("summarizer_seconds", {}).items() if f"{PREFIX}{r}" in every["rounds"]
-        }
-        if timed_rounds:
-            total = sum(timed_rounds.values())
-            out.append(
-                f"| result_summarizer, {len(timed_rounds)} of these rounds one after another (reference-times.txt: "
-                f"{', '.join(sorted(timed_rounds, key=lambda r: version(r.lstrip('v'))))}) | {total:,.0f} | | | | "
-                f"{total / every['seconds']:.0f}x our all-round time |"
-            )
-        parallel = every["cpu_seconds"] / every["seconds"]
-        within = (
-            every["seconds"] <= ALL_ROUNDS_TARGET_S and every["peak_mib"] < ALL_ROUNDS_TARGET_MIB and every["code"] == 0
-        )
-        targets.append(
-            f"- Every shipped round ({len(every['rounds'])}) from its tar.xz in one call: {every['seconds']:.1f} s "
-            f"wall, {every['cpu_seconds']:.1f} s CPU ({parallel:.2f} cores busy on average), {mib(every)} peak; "
-            f"target at most {ALL_ROUNDS_TARGET_S} s and under 1 GB ({ALL_ROUNDS_TARGET_MIB:.0f} MiB): "
-            f"{verdict(within)}"
-            + (
-                ""
-                if every["seconds"] <= ALL_ROUNDS_TARGET_S
-                else f" ({every['seconds'] - ALL_ROUNDS_TARGET_S:.1f} s, "
-                f"{every['seconds'] / ALL_ROUNDS_TARGET_S - 1:.0%} over)"
-            )
-            + "."
-        )
     for row in results.get("compare", []):
         short = row["round"].removeprefix(PREFIX)
         reference = row.get("summarizer")
@@ -432,7 +375,6 @@ def markdown(results: dict) -> list[str]:
 def walk(results: dict) -> list[dict]:
     """Every measurement in a results dict."""
     found = list(results.get("memory", []))
-    found += [results["all_rounds"]] if results.get("all_rounds") else []
     for row in results.get("compare", []):
         found += [row[k] for k in ("folder", "archive", "summarizer") if k in row]
     return found
@@ -457,7 +399,6 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory", default=MEMORY, help="comma-separated synthetic log sizes in MB ('' for none)")
-    parser.add_argument("--no-all-rounds", action="store_true", help="skip the import of every round in one call")
     parser.add_argument("--json", type=Path, help="also save the raw results here")
     parser.add_argument("--render", type=Path, metavar="JSON", help="print the table of saved results; measure nothing")
     args = parser.parse_args()
@@ -471,7 +412,6 @@ def main() -> None:
             args.summarizer_python,
             args.repeat,
             [int(m) for m in args.memory.split(",") if m.strip()],
-            not args.no_all_rounds,
         )
         if args.json:
             args.json.write_text(json.dumps(results, indent=1))

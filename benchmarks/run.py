@@ -227,13 +227,12 @@ def machine() -> str:
 
 
 def import_comparison(data: Path) -> dict:
-    """Issue 14's measurements (benchmarks/import_mlperf.py): every round of `data` imported from
-    its tar.xz in one `leaderboard import-mlperf` call; v3.0 and v4.0 each from the unpacked folder
+    """Issue 14's measurements (benchmarks/import_mlperf.py): v3.0 and v4.0 each from the unpacked folder
     (benchmarks/work/rounds) and the tar.xz against one result_summarizer call on the folder; and
     peak memory with 2 MB and 200 MB synthetic logs. Without `data`, only the synthetic check."""
     import import_mlperf
 
-    print("import-mlperf: every round, against result_summarizer, and with large logs", file=sys.stderr)
+    print("import-mlperf: v3.0 and v4.0 against result_summarizer, and with large logs", file=sys.stderr)
     return import_mlperf.measure_all(
         data,
         WORK / "rounds",
@@ -329,10 +328,12 @@ def main() -> None:
     args = parser.parse_args()
     rows = run([int(s) for s in args.sizes.split(",")])
     imports = import_comparison(args.data)
+    import import_families
     import site_build
     import sql_page
 
     sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
+    sections += ["", *import_families.markdown(import_families.measure(args.data))]
     text = report(rows, imports) + "\n" + "\n".join(["", *sections]) + "\n"
     args.out.write_text(text)
     print(text)
