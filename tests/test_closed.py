@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import subprocess
 
 import duckdb
 import pytest
 import yaml
 from conftest import ROOT, run_cli
+from test_checkpr import git
 from test_site import Page
 from test_validate import PUBLISHED
 
@@ -24,22 +24,6 @@ ROUND = "mlperf-training-v5.0"
 VERIFIED = f"{ROUND}/nvidia/tyche_ngpu512_ngc25.04_pytorch-retinanet"
 FORGED = f"{ROUND}/nvidia/tyche-fast-retinanet"
 IMPORTED = "published/openai/gpt-3-175b-davinci"
-
-
-def git(repo, *args):
-    subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        env={
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@t",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@t",
-            "PATH": "/usr/bin:/bin",
-        },
-    )
 
 
 def commit(repo):

@@ -268,11 +268,7 @@ def import_mlperf(
         for source_file in iter_source(source, wanted, notes):
             path = source_file.path
             if path.endswith(".json"):
-                _, org = layout.system_file(path)
-                try:
-                    systems[path] = read_system(source_file.stream, org)
-                except ValueError as error:
-                    systems[path] = str(error)
+                read_system_file(layout, source_file, systems)
                 continue
             log = layout.log_file(path)
             if log.kind != "run":
@@ -351,6 +347,16 @@ def _disambiguate(entries: list[tuple[ResultDir, dict]]) -> None:
         if len(same) > 1:
             for result, data in same:
                 data["system"]["name"] = f"{data['system']['name']} ({result.system_slug})"
+
+
+def read_system_file(layout: Any, source_file: Any, systems: dict[str, Any]) -> None:
+    """A system description into `systems` (path in the source -> parsed description, or why it
+    could not be read). Shared by every MLPerf family's importer."""
+    _, org = layout.system_file(source_file.path)
+    try:
+        systems[source_file.path] = read_system(source_file.stream, org)
+    except ValueError as error:
+        systems[source_file.path] = str(error)
 
 
 def read_result_log(

@@ -19,11 +19,17 @@ from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes,
 from leaderboard.importers.entries import entry_data, entry_file_name, write_entries
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
 from leaderboard.importers.mllog import read_run
-from leaderboard.importers.mlperf import ImportFailure, ImportReport, _disambiguate, read_result_log, result_system
+from leaderboard.importers.mlperf import (
+    ImportFailure,
+    ImportReport,
+    _disambiguate,
+    read_result_log,
+    read_system_file,
+    result_system,
+)
 from leaderboard.importers.rcp import RcpTable
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import Score, scaling_factor, targets_for
-from leaderboard.importers.systems import read_system
 from leaderboard.normalize import olympic_mean
 
 IMPORTER = "leaderboard-mlperf-hpc 1"
@@ -179,11 +185,7 @@ def import_hpc(
                     factors[folder] = f"{path}: unreadable ({error})"
                 continue
             if path.endswith(".json"):
-                _, org = layout.system_file(path)
-                try:
-                    systems[path] = read_system(source_file.stream, org)
-                except ValueError as error:
-                    systems[path] = str(error)
+                read_system_file(layout, source_file, systems)
                 continue
             log = layout.log_file(path)
             read_result_log(log, source_file.stream, read_run, round_, catalog, targets, logs)
