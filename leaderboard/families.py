@@ -19,6 +19,10 @@ class Family:
     round_rules: bool  # benchmarks carry rules per round (quality target, runs); results dated by their round
     model_runs: bool  # each result trains its own model, named in the file and dated by its paper
     lineages: bool = False  # its benchmarks are followed across rounds (history, lineage and generation pages)
+    # What a round page says the round is ({date}: the round's date) and what a result that is not
+    # verified is called, before "Result not verified by MLCommons Association".
+    summary: str = "Results ranked by minutes to train, closed and open divisions separately."
+    self_reported: str = "Self-reported"
 
 
 # MLPerf rounds rank by time to train (the official score); published runs train different
@@ -36,6 +40,8 @@ FAMILIES = {
         round_rules=True,
         model_runs=False,
         lineages=True,
+        summary="An MLPerf Training round, published {date}; results are ranked by minutes to train, "
+        "closed and open divisions separately.",
     ),
     "mlperf-hpc": Family(
         kind="mlperf-hpc",
@@ -47,6 +53,10 @@ FAMILIES = {
         importer="leaderboard import-mlperf",
         round_rules=True,
         model_runs=False,
+        lineages=True,
+        summary="An MLPerf HPC round (scientific models on supercomputers), published {date}; strong-scaling "
+        'results are ranked by minutes to train one model, weak-scaling ones (benchmarks marked "weak '
+        'scaling") by models per minute, each on its own board, closed and open divisions separately.',
     ),
     # DAWNBench (2017-2020) took self-measured entries by pull request; it is closed, so only its
     # importer writes the round, listed in a manifest, never verified (no logs to recompute from).
@@ -60,6 +70,10 @@ FAMILIES = {
         importer="leaderboard import-dawnbench",
         round_rules=False,
         model_runs=False,
+        summary="Stanford DAWN's benchmark of time and cost to a target accuracy (2017-2020): entries the "
+        "submitters measured themselves and sent by pull request, self-reported and never verified; ranked by "
+        "minutes to the target among DAWNBench results only, never beside MLPerf.",
+        self_reported="Self-reported to DAWNBench (no logs to recompute it from)",
     ),
     "published": Family(
         kind="published",
@@ -71,10 +85,22 @@ FAMILIES = {
         importer="leaderboard import-epoch",
         round_rules=False,
         model_runs=True,
+        summary="Training runs reported in papers and posts, ranked by chip-hours within each domain; never "
+        "ranked or charted together with MLPerf results.",
     ),
 }
 # A kind the table does not know (a catalog ahead of the code) ranks by minutes, closed to nothing.
-UNKNOWN = Family("unknown", "Other", "minutes", False, False, None, None, False, False)
+UNKNOWN = Family(
+    kind="unknown",
+    label="Other",
+    rank_metric="minutes",
+    verifiable=False,
+    closed=False,
+    manifest_folder=None,
+    importer=None,
+    round_rules=False,
+    model_runs=False,
+)
 
 
 def family(kind: str) -> Family:

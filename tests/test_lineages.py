@@ -159,3 +159,50 @@ def test_generations_time_a_line_at_one_scale_per_segment(data):
         ("v100", "r2/ssd-v100-8"),
         ("a100", "r2/ssd-a100-8"),
     ]
+
+
+def weak(entry_id, round_, accelerator, chips, minutes, models):
+    row = result(entry_id, "r1", "cosmo-weak", accelerator, chips, minutes)
+    return {**row, "round": round_, "round_kind": "mlperf-hpc", "models": models, "models_per_minute": models / minutes}
+
+
+HPC_ROUNDS = [{"id": "h1", "name": "HPC 1", "kind": "mlperf-hpc", "date": "2021-06-01"}]
+WEAK = {"id": "cosmo-weak", "name": "Cosmo (weak)", "kind": "mlperf-hpc", "task": "sim", "scaling": "weak"}
+
+
+@pytest.mark.parametrize(
+    ("rows", "metric", "expected"),
+    [
+        # fewest minutes; ties broken by the entry id
+        ([{"entry_id": "b", "minutes": 2.0}, {"entry_id": "a", "minutes": 2.0}], "minutes", "a"),
+        # weak scaling: most models per minute wins, however long the run
+        (
+            [{"entry_id": "a", "models_per_minute": 1.0}, {"entry_id": "b", "models_per_minute": 4.0}],
+            "models_per_minute",
+            "b",
+        ),
+        # a result without the metric is never chosen
+        ([{"entry_id": "a", "models_per_minute": None}], "models_per_minute", None),
+        ([], "minutes", None),
+    ],
+)
+def test_fastest_is_the_best_by_the_lineage_metric(rows, metric, expected):
+    best = lineages.fastest(rows, metric)
+    assert (best and best["entry_id"]) == expected
+
+
+def test_a_weak_scaling_lineage_is_best_by_models_per_minute_and_per_model_chip_hours():
+    rows = [
+        # four models in 100 minutes on 64 chips beats one model in 10 minutes on 8 chips
+        weak("h1/a", "h1", "v100", 8, 10.0, 1),
+        weak("h1/b", "h1", "a100", 64, 100.0, 4),
+    ]
+    data = SiteData(HPC_ROUNDS, {"cosmo-weak": WEAK}, ACCELERATORS, [], rows, [], [], None)
+    (found,) = lineages.lineages(data)
+    assert (found.kind, found.metric, found.family_label) == ("mlperf-hpc", "models_per_minute", "MLPerf HPC")
+    (item,) = lineages.progress(found)
+    assert item["cells"]["best"]["entry_id"] == "h1/a"  # 0.1 models/min against 0.04
+    # per accelerator: chip-hours per model (1.33 for h1/a, 26.7 for h1/b)
+    (group,) = lineages.best_per_accelerator(found)
+    assert [r["entry_id"] for r in group["rows"]] == ["h1/a", "h1/b"]
+    assert lineages.chip_hours_per_model(rows[1]) == pytest.approx(64 * 100 / 60 / 4)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -487,6 +488,10 @@ def test_unverified_results_say_so(out, results):
     for row in results:
         text = (out / f"entries/{row['entry_id']}.html").read_text(encoding="utf-8")
         assert (model.NOT_VERIFIED in text) is (not row["verified"]), row["entry_id"]
+        if not row["verified"]:  # labelled by what the family is: DAWNBench's entries were sent to DAWNBench
+            assert html.escape(model.unverified_note(row["round_kind"]), quote=False) in text, row["entry_id"]
+    dawnbench = next(r for r in results if r["round_kind"] == "dawnbench")
+    assert "Self-reported to DAWNBench" in (out / f"entries/{dawnbench['entry_id']}.html").read_text(encoding="utf-8")
     hostile = page(out / "boards" / "mlperf-training-v1.1" / "resnet.html").rows[HOSTILE_ID]
     assert model.NOT_VERIFIED in cells(hostile)["system"]
 
@@ -807,7 +812,7 @@ def test_lineage_pages_hold_the_best_mlperf_result_per_round_and_never_a_publish
             b
             for (b,) in connection.execute(
                 "SELECT DISTINCT b.id FROM results r JOIN benchmarks b ON b.id = r.benchmark "
-                "WHERE r.round_kind = 'mlperf-training' AND b.id NOT IN "
+                "WHERE r.round_kind IN ('mlperf-training', 'mlperf-hpc') AND b.id NOT IN "
                 "(SELECT replaces FROM benchmarks WHERE replaces IS NOT NULL)"
             ).fetchall()
         }
@@ -826,6 +831,43 @@ def test_lineage_pages_hold_the_best_mlperf_result_per_round_and_never_a_publish
     for page_file in (out / "generations").glob("*.html"):
         assert "entries/published/" not in page_file.read_text(encoding="utf-8")
     assert len(pages) >= 14 and pages <= lineages_expected | {"ssd", "dlrm", "gpt3", "stable_diffusion", "bert"}
+    for page_file in [*(out / "benchmarks").glob("*.html"), *(out / "generations").glob("*.html")]:
+        assert "entries/dawnbench" not in page_file.read_text(encoding="utf-8"), page_file
+
+
+def test_hpc_lineages_follow_strong_scaling_by_minutes_and_weak_scaling_by_models_per_minute(out, project_built):
+    with duckdb.connect(str(project_built / "leaderboard.duckdb"), read_only=True) as connection:
+        best = {
+            benchmark: dict(
+                connection.execute(
+                    f"SELECT round, {pick} FROM results WHERE benchmark = ? AND division = 'closed' "
+                    "AND availability = 'available' AND ranked GROUP BY round",
+                    [benchmark],
+                ).fetchall()
+            )
+            for benchmark, pick in (
+                ("cosmoflow", "arg_min(entry_id, (minutes, entry_id))"),
+                ("cosmoflow-weak", "arg_min(entry_id, (-models_per_minute, entry_id))"),
+            )
+        }
+    assert best["cosmoflow"] and best["cosmoflow-weak"]
+    for benchmark, rounds in best.items():
+        html_text = (out / "benchmarks" / f"{benchmark}.html").read_text(encoding="utf-8")
+        table = html_text[html_text.index('<table class="progress">') :]
+        for round_, entry_id in rounds.items():
+            row = next(r for r in table.split("<tr>") if f"boards/{round_}/{benchmark}.html" in r)
+            assert f"entries/{entry_id}.html" in row.split("</td>")[1], (benchmark, round_)
+        assert ("models/min" in table) is benchmark.endswith("-weak")
+    history = (out / "history.html").read_text(encoding="utf-8")
+    assert 'id="benchmarks-mlperf-hpc"' in history and 'id="benchmarks-mlperf-training"' in history
+    # Fugaku's A64FX has a generation page, with its weak-scaling results charted by models per minute
+    fujitsu = (out / "generations" / "fujitsu.html").read_text(encoding="utf-8")
+    assert "CosmoFlow (weak scaling)" in fujitsu and "models/min" in fujitsu
+    lineage_charts = {name: spec for name, spec in chart_specs(out).items() if name.startswith("lineage--")}
+    assert {"lineage--cosmoflow", "lineage--cosmoflow-weak"} <= lineage_charts.keys()
+    for name, spec in lineage_charts.items():
+        expected = "models_per_minute" if name.endswith("-weak") else "minutes"
+        assert spec["encoding"]["y"]["field"] == expected, name
 
 
 def test_pages_stay_small(out):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from leaderboard.families import family
+from leaderboard.normalize import WEAK_SCALING_METRIC
 from leaderboard.render import lineage_charts, lineages
 from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
@@ -35,7 +36,12 @@ def write_pages(site: SiteWriter) -> None:
         _lineage_page(site, lineage, round_names)
     for line in lines:
         items = lineages.generations(line, found)
-        charts = [lineage_charts.generations_chart(f"generations--{line.slug}", line, items, rounds, "../")]
+        charts = [
+            lineage_charts.generations_chart(f"generations--{line.slug}", line, items, rounds, "../"),
+            lineage_charts.generations_chart(
+                f"generations--{line.slug}--weak", line, items, rounds, "../", WEAK_SCALING_METRIC
+            ),
+        ]
         site.page(
             line.path,
             "generations.html",
@@ -72,11 +78,14 @@ def _lineage_page(site: SiteWriter, lineage: Lineage, round_names: dict[str, str
 
 
 def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
-    """Every MLPerf result, compact, for the compare page's script: it picks per benchmark the
-    results of two accelerators to put side by side (a <script>, as fetch() fails on file://)."""
+    """Every MLPerf result timed to train one model (training and strong-scaling HPC), compact, for
+    the compare page's script: it picks per benchmark the results of two accelerators to put side
+    by side (a <script>, as fetch() fails on file://)."""
     benchmarks = {}
     results = []
     for lineage in found:
+        if lineage.metric != "minutes":
+            continue  # weak scaling: models trained at once are compared on their own boards
         for segment in lineage.segments:
             benchmarks[segment.key] = {
                 "lineage": lineage.id,
@@ -110,7 +119,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     results.sort(key=lambda r: r["id"])
     payload = {
         "rounds": {k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).lineages},
-        "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
+        "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found if lineage.metric == "minutes"],
         "segments": benchmarks,
         "results": results,
     }

@@ -1,7 +1,8 @@
 """Charts across rounds: a lineage's minutes over time per scale, and a vendor line's
 generations. Vega-Lite specs built with Altair, as charts.py builds the per-board ones.
 
-A line never joins two segments (a changed quality target): each is its own line.
+A line never joins two segments (a changed quality target): each is its own line. A weak-scaling
+HPC benchmark is charted by models per minute (its boards' metric), never on a minutes axis.
 """
 
 from __future__ import annotations
@@ -11,10 +12,22 @@ import altair as alt
 from leaderboard.render.charts import LOG, Chart, _finish, _named, _points
 from leaderboard.render.lineages import Lineage, VendorLine
 
+# The y axis of a lineage's metric: what "best" means on its boards.
+AXIS = {
+    "minutes": ("minutes:Q", "Minutes to train (log)", "Best time to train per round", "in minutes"),
+    "models_per_minute": (
+        "models_per_minute:Q",
+        "Models trained per minute (log)",
+        "Most models per minute per round",
+        "in models trained per minute (weak scaling)",
+    ),
+}
+
 
 def _point(row: dict, round_: dict, root: str, **extra: object) -> dict:
     """The per-board charts' point for a result, dated by its round."""
-    return {**_points([row], root)[0], "round": round_["name"], "date": round_["date"], **extra}
+    point = {**_points([row], root)[0], "round": round_["name"], "date": round_["date"], **extra}
+    return {**point, "models_per_minute": row.get("models_per_minute")}
 
 
 TOOLTIP = [
@@ -24,6 +37,7 @@ TOOLTIP = [
     alt.Tooltip("availability:N", title="Availability"),
     alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
     alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+    alt.Tooltip("models_per_minute:Q", title="Models per minute (weak scaling)", format=",.4~f"),
     alt.Tooltip("chip_hours:Q", title="Chip-hours (derived)", format=",.1f"),
     alt.Tooltip("cost:Q", title="Cost, on-demand (USD, derived)", format="$,.2f"),
     alt.Tooltip("accelerator:N", title="Accelerator"),
@@ -35,7 +49,8 @@ TOOLTIP = [
 def minutes_over_time(
     name: str, lineage: Lineage, progress: list[dict], scales: tuple[str, ...], root: str
 ) -> Chart | None:
-    """Best minutes per round, one line per scale and segment (never joined across targets)."""
+    """Best minutes (or models per minute) per round, one line per scale and segment (never joined
+    across targets)."""
     points = []
     for item in progress:
         for scale in scales:
@@ -54,13 +69,14 @@ def minutes_over_time(
             )
     if not points:
         return None
+    field, axis_title, title, unit = AXIS[lineage.metric]
     datasets: dict[str, list] = {}
     chart = (
         alt.Chart(_named(datasets, "best", points))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
         .encode(
             x=alt.X("date:T", title="Round published"),
-            y=alt.Y("minutes:Q", title="Minutes to train (log)", scale=LOG),
+            y=alt.Y(field, title=axis_title, scale=LOG),
             color=alt.Color("scale:N", title="Scale", sort=list(scales)),
             detail="line:N",
             tooltip=TOOLTIP,
@@ -71,27 +87,31 @@ def minutes_over_time(
     segments = len(lineage.segments)
     spec = _finish(
         chart,
-        f"Best time to train per round: {lineage.title}",
-        "Closed division, available systems, MLPerf rounds only. A changed quality target starts a new line"
+        f"{title}: {lineage.title}",
+        f"Closed division, available systems, {lineage.family_label} rounds only. A changed quality target starts a new line"
         + (f" ({segments} targets here)." if segments > 1 else "."),
         datasets,
     )
     description = (
-        f"Line chart of the fastest closed-division, available result of each MLPerf round for {lineage.title}, "
-        f"in minutes (log scale) against the round's date, one line per scale (best at any scale, "
+        f"Line chart of the best closed-division, available result of each {lineage.family_label} round for "
+        f"{lineage.title}, {unit} (log scale) against the round's date, one line per scale (best at any scale, "
         f"at 8, 64 and 512 chips, at the round's largest scale) and quality target."
     )
-    return Chart(name, f"Best time to train per round, {lineage.title}", description, spec)
+    return Chart(name, f"{title}, {lineage.title}", description, spec)
 
 
 def generations_chart(
-    name: str, line: VendorLine, items: list[dict], rounds: dict[str, dict], root: str
+    name: str, line: VendorLine, items: list[dict], rounds: dict[str, dict], root: str, metric: str = "minutes"
 ) -> Chart | None:
-    """Per benchmark segment, each accelerator's fastest time at the segment's comparable scale,
-    accelerators in order of release: a line per segment with two or more accelerators."""
+    """Per benchmark segment whose lineage ranks by metric, each accelerator's best result at the
+    segment's comparable scale, accelerators in order of release: a line per segment with two or
+    more accelerators."""
     order = [a["name"] for a in line.accelerators]
+    field, axis_title, _, unit = AXIS[metric]
     points = []
     for item in items:
+        if item["lineage"].metric != metric:
+            continue
         rows = [r for r in item["rows"] if r["at_scale"] is not None]
         if len(rows) < 2:
             continue
@@ -113,7 +133,7 @@ def generations_chart(
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
         .encode(
             x=alt.X("accelerator:N", title="Accelerator, in order of release", sort=order),
-            y=alt.Y("minutes:Q", title="Minutes to train (log)", scale=LOG),
+            y=alt.Y(field, title=axis_title, scale=LOG),
             color=alt.Color("segment:N", title="Benchmark (target) at scale"),
             tooltip=TOOLTIP,
             href="url:N",
@@ -122,13 +142,13 @@ def generations_chart(
     )
     spec = _finish(
         chart,
-        f"{line.vendor}: fastest time per accelerator at the same scale",
+        f"{line.vendor}: best result per accelerator at the same scale, {unit}",
         "Closed division, available systems, MLPerf rounds only; each benchmark at the chip count most of the "
         "accelerators ran. Results may come from different rounds (see the table).",
         datasets,
     )
     description = (
-        f"Line chart of each {line.vendor} accelerator's fastest closed-division, available MLPerf result per "
-        f"benchmark at a shared chip count, minutes on a log scale, accelerators in order of release."
+        f"Line chart of each {line.vendor} accelerator's best closed-division, available MLPerf result per "
+        f"benchmark at a shared chip count, {unit} on a log scale, accelerators in order of release."
     )
-    return Chart(name, f"{line.vendor} accelerators side by side", description, spec)
+    return Chart(name, f"{line.vendor} accelerators side by side, {unit}", description, spec)

@@ -2,8 +2,10 @@
 quality target each: a changed target starts a new line), the best result per round and scale,
 and accelerator generations per vendor line. Pure functions over the site's rows; no HTML.
 
-Only MLPerf results enter these views (published runs train different models and are never
-ranked with them), and only closed-division, available ones where a "best" is chosen.
+Only the families followed across rounds enter these views (families.lineages: MLPerf Training
+and MLPerf HPC; published runs train different models and are never ranked with them), and only
+closed-division, available ones where a "best" is chosen. A lineage is "best" by its boards' metric:
+minutes, or models per minute for a weak-scaling HPC benchmark.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from leaderboard.families import family
+from leaderboard.normalize import HIGHER_IS_BETTER, rank_metric
 from leaderboard.render.model import SiteData
 
 # The fixed scales a lineage page follows, besides the best result at any scale and at the
@@ -43,6 +46,12 @@ class Lineage:
     benchmarks: list[dict]
     segments: list[Segment]
     rows: list[dict]  # every MLPerf result of its benchmarks, any division
+    kind: str = "mlperf-training"  # the family (round kind) of its benchmarks
+    metric: str = "minutes"  # what "best" means: its boards' rank metric
+
+    @property
+    def family_label(self) -> str:
+        return family(self.kind).label
 
     @property
     def path(self) -> str:
@@ -60,13 +69,24 @@ def comparable(row: dict) -> bool:
     return row["division"] == "closed" and row["availability"] == "available" and row.get("ranked", True)
 
 
-def fastest(rows: list[dict]) -> dict | None:
-    """The result of fewest minutes (ties: the entry id), or None."""
-    return min(rows, key=lambda r: (r["minutes"], r["entry_id"]), default=None)
+def fastest(rows: list[dict], metric: str = "minutes") -> dict | None:
+    """The best result by metric: fewest minutes, or most models per minute for a weak-scaling
+    benchmark (ties: the entry id), or None."""
+    sign = -1 if metric in HIGHER_IS_BETTER else 1
+    scored = [r for r in rows if r.get(metric) is not None]
+    return min(scored, key=lambda r: (sign * r[metric], r["entry_id"]), default=None)
+
+
+def chip_hours_per_model(row: dict) -> float | None:
+    """Chip-hours per trained model: a weak-scaling result trains `models` at once."""
+    if row["chip_hours"] is None:
+        return None
+    return row["chip_hours"] / (row.get("models") or 1)
 
 
 def lineages(data: SiteData) -> list[Lineage]:
-    """Every MLPerf benchmark lineage that has results, in order of its first round."""
+    """Every lineage of a family followed across rounds that has results, in order of its first
+    round. A benchmark is replaced only by one of its own family and scaling."""
     mlperf = {b["id"]: b for b in data.benchmarks.values() if family(b["kind"]).lineages}
     successor = {b["replaces"]: b["id"] for b in mlperf.values() if b.get("replaces") in mlperf}
     rows_of: dict[str, list[dict]] = {}
@@ -84,7 +104,11 @@ def lineages(data: SiteData) -> list[Lineage]:
         rows = [row for b in chain for row in rows_of.get(b["id"], [])]
         if not rows:
             continue
-        found.append(Lineage(benchmark["id"], chain[-1]["task"], chain, _segments(chain, rows, round_by_id), rows))
+        segments = _segments(chain, rows, round_by_id)
+        if not segments:
+            continue  # open-division results only: nothing to follow
+        metric = rank_metric(benchmark["kind"], benchmark.get("scaling"))
+        found.append(Lineage(benchmark["id"], chain[-1]["task"], chain, segments, rows, benchmark["kind"], metric))
     return sorted(found, key=lambda lineage: (lineage.segments[0].rounds[0]["date"], lineage.id))
 
 
@@ -122,17 +146,18 @@ def progress(lineage: Lineage) -> list[dict]:
             if not rows:
                 continue
             largest = max(r["chips"] for r in rows)
-            cells = {"best": fastest(rows)}
+            metric = lineage.metric
+            cells = {"best": fastest(rows, metric)}
             for count in FIXED_SCALES:
-                cells[f"{count} chips"] = fastest([r for r in rows if r["chips"] == count])
-            cells["largest"] = fastest([r for r in rows if r["chips"] == largest])
+                cells[f"{count} chips"] = fastest([r for r in rows if r["chips"] == count], metric)
+            cells["largest"] = fastest([r for r in rows if r["chips"] == largest], metric)
             found.append({"segment": segment, "round": round_, "cells": cells})
     return found
 
 
 def best_per_accelerator(lineage: Lineage) -> list[dict]:
-    """Per segment (newest first), per accelerator: its comparable result of fewest chip-hours.
-    {"segment", "rows": [row, ...]} with rows in chip-hours order."""
+    """Per segment (newest first), per accelerator: its comparable result of fewest chip-hours per
+    trained model (chip-hours, but for weak scaling). {"segment", "rows": [row, ...]} in that order."""
     found = []
     for segment in reversed(lineage.segments):
         best: dict[str, dict] = {}
@@ -140,12 +165,12 @@ def best_per_accelerator(lineage: Lineage) -> list[dict]:
             if segment_of(row) != segment.key or not comparable(row) or row["chip_hours"] is None:
                 continue
             held = best.get(row["accelerator"])
-            if held is None or (row["chip_hours"], row["entry_id"]) < (held["chip_hours"], held["entry_id"]):
+            key = (chip_hours_per_model(row), row["entry_id"])
+            if held is None or key < (chip_hours_per_model(held), held["entry_id"]):
                 best[row["accelerator"]] = row
         if best:
-            found.append(
-                {"segment": segment, "rows": sorted(best.values(), key=lambda r: (r["chip_hours"], r["entry_id"]))}
-            )
+            rows = sorted(best.values(), key=lambda r: (chip_hours_per_model(r), r["entry_id"]))
+            found.append({"segment": segment, "rows": rows})
     return found
 
 
@@ -213,8 +238,8 @@ def generations(line: VendorLine, all_lineages: list[Lineage]) -> list[dict]:
                 rows.append(
                     {
                         "accelerator": accelerator,
-                        "at_scale": fastest([r for r in results if r["chips"] == scale]),
-                        "overall": fastest(results),
+                        "at_scale": fastest([r for r in results if r["chips"] == scale], lineage.metric),
+                        "overall": fastest(results, lineage.metric),
                     }
                 )
             found.append({"lineage": lineage, "segment": segment, "scale": scale, "rows": rows})

@@ -13,14 +13,20 @@ from functools import cached_property
 from pathlib import Path
 
 from leaderboard import store
+from leaderboard.families import family
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
 NOT_VERIFIED = "Result not verified by MLCommons Association"
-# Every result not verified is labelled so wherever it appears; beside verified results it takes
-# no rank, record or "best" (results.ranked).
-SELF_REPORTED = "Self-reported"
+
+
+def unverified_note(kind: str) -> str:
+    """How a result that is not verified is labelled wherever it appears (its family says what it
+    is); beside verified results it takes no rank, record or "best" (results.ranked)."""
+    return f"{family(kind).self_reported}: {NOT_VERIFIED}"
+
+
 # The order the site lists results in, pages and downloads alike.
 RESULT_ORDER = ("round", "benchmark", "division", "rank", "entry_id")
 RANK_METRIC_LABEL = {
@@ -171,7 +177,7 @@ def _load(query) -> SiteData:
         row["path"] = entry_path(row["entry_id"])
         row["submitter_path"] = submitter_path(row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])
-        row["verified_note"] = None if row.get("verified") else f"{SELF_REPORTED}: {NOT_VERIFIED}"
+        row["verified_note"] = None if row.get("verified") else unverified_note(row["round_kind"])
         row["run_rows"] = runs.get(row["entry_id"], [])
         row["progress_rows"] = progress.get(row["entry_id"], [])
 

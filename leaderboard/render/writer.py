@@ -14,6 +14,7 @@ import jinja2
 from markupsafe import Markup
 
 from leaderboard.cache import digest
+from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import model
@@ -50,6 +51,7 @@ def environment() -> jinja2.Environment:
         PRODUCT=PRODUCT,
         NOT_VERIFIED=model.NOT_VERIFIED,
         RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
+        family=family,
     )
     return env
 
