@@ -1,15 +1,15 @@
 """Republished results: a later round's result that is the same runs as an earlier round's (the
 same run times), and the entry id of the result's first publication (results.republished_from).
 
-Found at build time from the run times the submission files already hold, not written by the
-importer: the files stay byte-identical to a fresh import (no re-import of the closed rounds), a
-match needs every result of every round at once (an importer sees one round), and a pull request
-cannot claim or hide a republication. Identical logs, or logs that differ only in their headers,
-give identical run times to the millisecond; a coincidence of one run is seen on the real data,
-never of two, so a match needs MIN_RUNS successful runs or more. Failed runs have no time and
-are left out of the comparison. Same round kind and benchmark only; the earliest round wins (its
-date, then its id), so a chain v2.0 -> v2.1 -> v3.0 points to v2.0 throughout. Two results of
-one round with the same run times are both first publications (neither is flagged).
+Why at build time, from the run times the files already hold, rather than in the importer: the
+files stay byte-identical to a fresh import (no re-import of the closed rounds), a match needs
+every round at once (an importer sees one), and a pull request can neither claim nor hide one.
+Identical logs, or logs that differ only in their headers, give identical run times to the
+millisecond; one equal run time happens by chance in the shipped rounds, two never did, so a
+match needs MIN_RUNS successful runs (failed runs have no time and are left out). Same round kind
+and benchmark only; the earliest round wins (its date, then its id), so a chain v2.0 -> v2.1 ->
+v3.0 points to v2.0 throughout. Two results of one round with the same runs are both first
+publications.
 """
 
 from __future__ import annotations
