@@ -24,6 +24,7 @@ from leaderboard.normalize import (
     rank_metric,
     reaches_target,
 )
+from leaderboard.republished import Publication, republished_from
 from leaderboard.validate import Entry
 
 COMPARISON_TIERS = ("on-demand", "1-year", "3-year")
@@ -115,6 +116,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 **_reported_cost(data.get("reported_cost"), default.cost_usd),
                 "rank": None,
                 "ranked": False,  # _assign_ranks decides
+                "republished_from": None,  # _mark_republished decides
                 "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
                 "scaling": provenance.get("scaling"),
@@ -133,6 +135,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
             runs += run_rows(entry.entry_id, data, catalog)
         if "progress" in result:
             progress += progress_rows(entry.entry_id, result, catalog.benchmarks[data["benchmark"]])
+    _mark_republished(rows, entries, catalog)
     _assign_ranks(rows, catalog)
     return TableRows(rows, cost_rows, runs, progress)
 
@@ -248,10 +251,30 @@ def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
         benchmark = catalog.benchmarks.get(group[0]["benchmark"])
         metric = rank_metric(group[0]["round_kind"], benchmark.scaling if benchmark else None)
         flags = ranked_in([r["verified"] for r in group])
+        # A republished result is listed on its round's board but ranks on its first one only.
+        flags = [flag and r["republished_from"] is None for r, flag in zip(group, flags, strict=True)]
         values = [r[metric] if flag else None for r, flag in zip(group, flags, strict=True)]
         for row, flag, rank in zip(group, flags, metric_ranks(values, metric), strict=True):
             row["ranked"] = flag
             row["rank"] = rank if flag else None
+
+
+def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catalog) -> None:
+    """results.republished_from: the first publication of the same runs (leaderboard.republished)."""
+    publications = [
+        Publication(
+            row["entry_id"],
+            row["round"],
+            str(catalog.rounds[row["round"]].date),
+            row["round_kind"],
+            row["benchmark"],
+            tuple(entry.data["result"].get("runs_minutes") or ()),
+        )
+        for row, entry in zip(rows, entries, strict=True)
+    ]
+    first = republished_from(publications)
+    for row in rows:
+        row["republished_from"] = first.get(row["entry_id"])
 
 
 def ranked_in(verified: Sequence[bool]) -> list[bool]:

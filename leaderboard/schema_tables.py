@@ -218,7 +218,16 @@ results = sa.Table(
         Bool,
         "true when the result takes a rank, record or 'best': a verified result, or any result of a round x "
         "benchmark x division that no verified result populates. A self-reported (not verified) result beside "
-        "verified ones is shown, labelled, and never ranked.",
+        "verified ones is shown, labelled, and never ranked; nor is a republished result (republished_from).",
+    ),
+    _col(
+        "republished_from",
+        Text,
+        "The entry_id of the first publication of the same result: an earlier round's result of the same kind "
+        "and benchmark with the same run times (every successful run's minutes, two or more; identical logs, or "
+        "logs that differ only in their headers). The earliest round wins, so a chain points to its first. "
+        "Listed on its own round's board, never ranked there, never a record or 'best' (it ranks where first "
+        "published). NULL for a first publication.",
     ),
     _col(
         "verified",

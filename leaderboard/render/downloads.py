@@ -259,6 +259,8 @@ def board_script(board: Board) -> str:
             "submitter_path": r["submitter_path"],
             "source_citation": r["source_citation"],
             "verified_note": r["verified_note"],
+            "republished_note": r.get("republished_note"),
+            "republished_path": r.get("republished_path"),
             "estimated": bool(r["estimated"]),
             "quality_text": None if r["quality"] is None else f"{r['quality']:.4g}",
             "target_text": None if r["quality_target"] is None else f"{r['quality_target']:.4g}",

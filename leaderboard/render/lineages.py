@@ -65,7 +65,7 @@ class Lineage:
 def comparable(row: dict) -> bool:
     """A result a "best" may be chosen from: closed division (the reference model and rules),
     available (commercially, as MLPerf's availability categories say) and ranked (a self-reported
-    result beside verified ones never is)."""
+    result beside verified ones never is, nor a republished one: it ranks where first published)."""
     return row["division"] == "closed" and row["availability"] == "available" and row.get("ranked", True)
 
 

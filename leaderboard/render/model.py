@@ -181,11 +181,23 @@ def _load(query) -> SiteData:
         row["run_rows"] = runs.get(row["entry_id"], [])
         row["progress_rows"] = progress.get(row["entry_id"], [])
 
+    republished_notes(results, rounds)
     boards = _boards(results, rounds, benchmarks, rules)
     epoch = None
     if "epoch_cost_comparison" in tables:
         epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
     return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+
+
+def republished_notes(results: list[dict], rounds: list[dict]) -> None:
+    """Give each result `republished_note` ("Republished from <round>") and `republished_path`
+    (its first publication's entry page), both None for a first publication."""
+    round_names = {r["id"]: r["name"] for r in rounds}
+    by_id = {r["entry_id"]: r for r in results}
+    for row in results:
+        first = by_id.get(row.get("republished_from") or "")
+        row["republished_note"] = f"Republished from {round_names[first['round']]}" if first else None
+        row["republished_path"] = entry_path(first["entry_id"]) if first else None
 
 
 def _no_cost(tier: str) -> dict:

@@ -101,6 +101,7 @@
     if (r.model) { system.appendChild(element("br")); system.appendChild(element("small", r.model)); }
     if (r.models) { system.appendChild(element("br")); system.appendChild(element("small", modelsText(r.models, r.models_per_minute), "models")); }
     if (r.verified_note) { system.appendChild(element("br")); system.appendChild(element("small", r.verified_note, "unverified")); }
+    if (r.republished_note) { system.appendChild(element("br")); var rep = element("small", "", "republished"); rep.appendChild(link(r.republished_note, r.republished_path)); system.appendChild(rep); }
     if (r.estimated) { system.appendChild(element("br")); system.appendChild(element("small", "Estimated, not measured", "estimated")); }
     tr.appendChild(system);
     var accelerator = element("td");
@@ -367,6 +368,8 @@
         "Comparing " + rows.length + " results of " + board.title + ".";
       // What makes the chosen results not like for like, above the table.
       var notes = [];
+      // A republished result is the runs of an earlier round's: not a new measurement (results.republished_from).
+      rows.forEach(function (r) { if (r.republished_note) notes.push(r.submitter + ": " + r.system + ": " + r.republished_note + ", not a new measurement."); });
       if (rows.length >= 2) {
         if (divisions.length > 1) notes.push("They are from different divisions (" + divisions.join(" and ") + "), which are ranked apart: the open division may change the model and rules.");
         rows.forEach(function (r) {

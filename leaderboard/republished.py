@@ -1,0 +1,56 @@
+"""Republished results: a later round's result that is the same runs as an earlier round's (the
+same run times), and the entry id of the result's first publication (results.republished_from).
+
+Why at build time, from the run times the files already hold, rather than in the importer: the
+files stay byte-identical to a fresh import (no re-import of the closed rounds), a match needs
+every round at once (an importer sees one), and a pull request can neither claim nor hide one.
+Identical logs, or logs that differ only in their headers, give identical run times to the
+millisecond; one equal run time happens by chance in the shipped rounds, two never did, so a
+match needs MIN_RUNS successful runs (failed runs have no time and are left out). Same round kind
+and benchmark only; the earliest round wins (its date, then its id), so a chain v2.0 -> v2.1 ->
+v3.0 points to v2.0 throughout. Two results of one round with the same runs are both first
+publications.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+MIN_RUNS = 2  # one equal run time happens by chance (9 pairs in the shipped rounds); two never did
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One result as the matching sees it."""
+
+    entry_id: str
+    round: str
+    round_date: str  # the round's publication date, ISO
+    kind: str  # the round's kind: results of different families never match
+    benchmark: str
+    runs_minutes: tuple[float | None, ...]  # None for a failed run
+
+
+def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
+    """The successful run times in order (run order differs between copies of the same logs),
+    or None when there are too few to tell a republication from a coincidence."""
+    times = tuple(sorted(m for m in runs_minutes if m is not None))
+    return times if len(times) >= MIN_RUNS else None
+
+
+def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
+    """entry id -> entry id of its first publication, for every result whose run times equal
+    those of a result of an earlier round (same kind and benchmark)."""
+    groups: dict[tuple, list[Publication]] = {}
+    for pub in publications:
+        times = run_times(pub.runs_minutes)
+        if times is not None:
+            groups.setdefault((pub.kind, pub.benchmark, times), []).append(pub)
+    found = {}
+    for group in groups.values():
+        first = min(group, key=lambda p: (p.round_date, p.round, p.entry_id))
+        for pub in group:
+            if pub.round != first.round:
+                found[pub.entry_id] = first.entry_id
+    return found

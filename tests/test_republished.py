@@ -1,0 +1,235 @@
+"""Republished results (results.republished_from): the pure matching, table-driven, then the
+shipped rounds: every repeat of an earlier round's run times is flagged and never ranked, and no
+record, feed record, lineage "best" or compared result is a republished one."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_cli
+
+from leaderboard import store
+from leaderboard.build import build
+from leaderboard.render import feeds, history, lineages, model
+from leaderboard.republished import MIN_RUNS, Publication, republished_from, run_times
+
+
+@pytest.mark.parametrize(
+    ("runs_minutes", "expected"),
+    [
+        ((3.0, 1.0, 2.0), (1.0, 2.0, 3.0)),  # run order differs between copies of one result's logs
+        ((2.0, None, 1.0), (1.0, 2.0)),  # a failed run has no time to compare
+        ((5.0,), None),  # one run: equal by chance too often
+        ((None, 5.0), None),
+        ((), None),
+    ],
+)
+def test_run_times_are_the_successful_runs_sorted_when_there_are_enough(runs_minutes, expected):
+    assert MIN_RUNS == 2
+    assert run_times(runs_minutes) == expected
+
+
+def pub(entry_id, round_, runs, benchmark="bert", kind="mlperf-training"):
+    dates = {"v2.0": "2022-06-29", "v2.1": "2022-11-09", "v3.0": "2023-06-27", "early": "2022-01-01"}
+    return Publication(entry_id, round_, dates[round_], kind, benchmark, tuple(runs))
+
+
+RUNS = (10.5, 10.25, 11.0)
+OTHER = (10.5, 10.25, 11.5)
+
+
+@pytest.mark.parametrize(
+    ("publications", "expected"),
+    [
+        # A later round's copy points to the first publication.
+        ([pub("a", "v2.0", RUNS), pub("b", "v2.1", RUNS[::-1])], {"b": "a"}),
+        # Listed in any order: the earliest round still wins.
+        ([pub("b", "v2.1", RUNS), pub("a", "v2.0", RUNS)], {"b": "a"}),
+        # A chain v2.0 -> v2.1 -> v3.0: every copy points to the first, none to a copy.
+        ([pub("c", "v3.0", RUNS), pub("b", "v2.1", RUNS), pub("a", "v2.0", RUNS)], {"b": "a", "c": "a"}),
+        # The round's date decides, not its id ("early" sorts after "v2.0" but is older).
+        ([pub("a", "v2.0", RUNS), pub("z", "early", RUNS)], {"a": "z"}),
+        # One run differs: a different result.
+        ([pub("a", "v2.0", RUNS), pub("b", "v2.1", OTHER)], {}),
+        # Same run times, another benchmark or another family: not the same result.
+        ([pub("a", "v2.0", RUNS), pub("b", "v2.1", RUNS, benchmark="resnet")], {}),
+        ([pub("a", "v2.0", RUNS), pub("b", "v2.1", RUNS, kind="mlperf-hpc")], {}),
+        # Two results of one round with the same runs are both first publications; a later
+        # copy points to the one of smaller entry id.
+        ([pub("b", "v2.0", RUNS), pub("a", "v2.0", RUNS), pub("c", "v2.1", RUNS)], {"c": "a"}),
+        # A failed run in one copy and not the other: the successful runs decide.
+        ([pub("a", "v2.0", (*RUNS, None)), pub("b", "v2.1", RUNS)], {"b": "a"}),
+        # One equal run time is a coincidence, not a republication.
+        ([pub("a", "v2.0", (7.0,)), pub("b", "v2.1", (7.0,))], {}),
+        ([pub("a", "v2.0", (7.0, None)), pub("b", "v2.1", (7.0,))], {}),
+        ([], {}),
+    ],
+)
+def test_republished_from_points_each_repeat_to_its_first_publication(publications, expected):
+    assert republished_from(publications) == expected
+
+
+# --- The shipped rounds -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory) -> Path:
+    """The database of the shipped submissions (no site)."""
+    if not any((ROOT / "submissions").glob("mlperf-training-*/*/*.yaml")):
+        pytest.skip("the shipped MLPerf submissions are absent")
+    db = tmp_path_factory.mktemp("republished") / "leaderboard.duckdb"
+    outcome = build(ROOT / "submissions", ROOT / "catalog", db, None)
+    assert not outcome.problems, outcome.problems[:3]
+    return db
+
+
+def query(db: Path, sql: str) -> list[dict]:
+    names, rows = store.run_query(db, sql)
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def test_every_result_whose_run_times_equal_an_earlier_rounds_is_flagged(shipped):
+    """Pairwise, by SQL over the runs table: every result with the same successful run times as a
+    result of an earlier round (same kind and benchmark) names the earliest such result."""
+    rows = query(
+        shipped,
+        """
+        WITH times AS (
+            SELECT r.entry_id, r.round, r.round_kind, r.benchmark, d.date AS round_date, r.republished_from,
+                   list(u.minutes ORDER BY u.minutes) FILTER (WHERE u.minutes IS NOT NULL) AS t
+            FROM results r JOIN rounds d ON d.id = r.round JOIN runs u USING (entry_id)
+            GROUP BY ALL
+        )
+        SELECT later.entry_id, later.republished_from,
+               arg_min(earlier.entry_id, (earlier.round_date, earlier.round, earlier.entry_id)) AS expected
+        FROM times later JOIN times earlier
+          ON earlier.round_kind = later.round_kind AND earlier.benchmark = later.benchmark
+         AND earlier.t = later.t AND len(later.t) >= 2
+         AND (earlier.round_date, earlier.round) < (later.round_date, later.round)
+        GROUP BY later.entry_id, later.republished_from
+        """,
+    )
+    assert len(rows) >= 200  # 209 in the shipped rounds (see README)
+    wrong = [r for r in rows if r["republished_from"] != r["expected"]]
+    assert not wrong, wrong[:5]
+    flagged = query(shipped, "SELECT count(*) AS n FROM results WHERE republished_from IS NOT NULL")[0]["n"]
+    assert flagged == len(rows)  # and nothing else is flagged
+
+
+def test_republished_results_per_round_match_the_issues_count(shipped):
+    """The issue counted 71 in v2.1, 43 in v3.0, 31 in v3.1 and 18 in v5.1, and more."""
+    found = {
+        r["round"]: r["n"]
+        for r in query(
+            shipped,
+            "SELECT round, count(*) AS n FROM results WHERE republished_from IS NOT NULL GROUP BY round",
+        )
+    }
+    for round_, count in {"v2.1": 71, "v3.0": 43, "v3.1": 31, "v5.1": 18}.items():
+        assert found[f"mlperf-training-{round_}"] == count
+
+
+def test_a_republished_result_points_to_a_first_publication_with_the_same_runs(shipped):
+    rows = query(
+        shipped,
+        """
+        SELECT a.entry_id, b.republished_from AS chained, a.benchmark = b.benchmark AS same_benchmark,
+               ra.date > rb.date AS later,
+               (SELECT list(minutes ORDER BY minutes) FROM runs WHERE entry_id = a.entry_id)
+             = (SELECT list(minutes ORDER BY minutes) FROM runs WHERE entry_id = b.entry_id) AS same_runs
+        FROM results a JOIN results b ON b.entry_id = a.republished_from
+        JOIN rounds ra ON ra.id = a.round JOIN rounds rb ON rb.id = b.round
+        """,
+    )
+    assert rows
+    assert all(r["chained"] is None and r["same_benchmark"] and r["later"] and r["same_runs"] for r in rows)
+
+
+def test_a_republished_result_is_listed_but_never_ranked(shipped):
+    rows = query(shipped, "SELECT rank, ranked FROM results WHERE republished_from IS NOT NULL")
+    assert rows and all(r["rank"] is None and r["ranked"] is False for r in rows)
+
+
+@pytest.fixture(scope="module")
+def site_data(shipped) -> model.SiteData:
+    return model.load(shipped)
+
+
+def test_no_record_and_no_feed_record_is_republished(site_data):
+    republished = {r["entry_id"] for r in site_data.results if r["republished_from"]}
+    assert republished
+    records = [row for board in site_data.boards for row in model.records(board).values()]
+    assert records and not {r["entry_id"] for r in records} & republished
+    feed_records = [i["row"]["entry_id"] for i in feeds._feed_items(site_data) if i["kind"] == "record"]
+    assert not set(feed_records) & republished
+    history_records = {r["entry_id"] for r in model.record_history(site_data.results)}
+    assert history_records and not history_records & republished
+
+
+def test_no_lineage_best_generation_or_compared_result_is_republished(site_data):
+    republished = {r["entry_id"] for r in site_data.results if r["republished_from"]}
+    found = lineages.lineages(site_data)
+    points = [
+        cell["entry_id"]
+        for lineage in found
+        for item in lineages.progress(lineage)
+        for cell in item["cells"].values()
+        if cell
+    ]
+    assert points and not set(points) & republished
+    per_accelerator = [
+        r["entry_id"] for lineage in found for item in lineages.best_per_accelerator(lineage) for r in item["rows"]
+    ]
+    assert per_accelerator and not set(per_accelerator) & republished
+    generation_rows = [
+        row[key]["entry_id"]
+        for line in lineages.vendor_lines(site_data)
+        for item in lineages.generations(line, found)
+        for row in item["rows"]
+        for key in ("at_scale", "overall")
+        if row[key]
+    ]
+    assert generation_rows and not set(generation_rows) & republished
+    script = history.accelerator_script(found, {r["id"]: r for r in site_data.rounds})
+    assert not [e for e in republished if f'"id":"{e}"' in script]
+
+
+# --- The site, on a small project -------------------------------------------------------------------
+
+FIRST = "mlperf-training-v5.0/dell/1xXE9680Lx8B200-SXM-180GB-rgat"
+COPIES = (
+    "mlperf-training-v5.1/dell/1xXE9680Lx8B200-SXM-180GB-rgat",
+    "mlperf-training-v5.1/dell/1xXE9780x8B200-SXM-180GB-rgat",
+)
+
+
+def test_boards_entry_pages_and_the_feed_say_republished_from_with_a_link(tmp_path):
+    """Dell's v5.1 R-GAT results on two systems are the runs of its v5.0 one: the v5.1 board lists
+    both, unranked, each linking the v5.0 entry page; the feed calls them republished, no record."""
+    if not (ROOT / "submissions" / f"{FIRST}.yaml").is_file():
+        pytest.skip("the shipped MLPerf submissions are absent")
+    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
+    for entry_id in (FIRST, *COPIES, "mlperf-training-v5.1/nvidia/tyche_ngpu8_ngc25.03_dgl-rgat"):
+        target = tmp_path / "submissions" / f"{entry_id}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "submissions" / f"{entry_id}.yaml", target)
+    done = run_cli("build", "-q", cwd=tmp_path)
+    assert done.code == 0, done.err
+    site = tmp_path / "site"
+    board = (site / "boards" / "mlperf-training-v5.1" / "rgat.html").read_text(encoding="utf-8")
+    link = f'<a href="../../entries/{FIRST}.html">Republished from MLPerf Training v5.0</a>'
+    assert board.count(link) == 2
+    assert board.count('title="republished: ranked where first published"') == 2
+    for copy in COPIES:
+        entry = (site / "entries" / f"{copy}.html").read_text(encoding="utf-8")
+        assert "Republished from MLPerf Training v5.0" in entry and f"{FIRST}.html" in entry
+        assert "Rank <strong>" not in entry
+    first_page = (site / "entries" / f"{FIRST}.html").read_text(encoding="utf-8")
+    assert "Republished from" not in first_page and "Rank <strong>1</strong>" in first_page
+    feed = (site / "feed.xml").read_text(encoding="utf-8")
+    for copy in COPIES:
+        assert f"record/{copy}<" not in feed and f"entry/{copy}<" in feed
+    assert feed.count("<title>Republished result:") == 2
+    assert f"record/{FIRST}<" in feed
