@@ -698,6 +698,25 @@ def test_feed_is_valid_atom_with_new_entries_and_records(out, results):
     assert tree.getroot().find("a:updated", ns).text == f"{newest}T00:00:00Z"
 
 
+def test_each_family_has_its_own_feed_linked_from_its_round_pages(out, results):
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    kinds = {r["round_kind"] for r in results}
+    assert {"mlperf-training", "mlperf-hpc", "dawnbench", "published"} <= kinds
+    for kind in kinds:
+        path = out / feeds.family_feed_path(kind)
+        root = ET.parse(path).getroot()
+        links = [e.find("a:link", ns).get("href") for e in root.findall("a:entry", ns)]
+        ids = {r["entry_id"] for r in results if r["round_kind"] == kind}
+        assert links and all(link.startswith("../entries/") for link in links), kind
+        assert all((path.parent / link).resolve().is_file() for link in links), kind
+        # every entry of the feed is of its family, the newest first
+        assert {link.removeprefix("../entries/").removesuffix(".html") for link in links} <= ids, kind
+        newest = max(r["date"] for r in results if r["round_kind"] == kind)
+        assert root.find("a:updated", ns).text == f"{newest}T00:00:00Z", kind
+    round_page = (out / "rounds" / "mlperf-hpc-v3.0.html").read_text(encoding="utf-8")
+    assert 'href="../feeds/mlperf-hpc.xml"' in round_page
+
+
 def test_feed_keeps_hostile_text_literal(empty_project):
     """The hostile entry is dated by its round (2021), so it is in the feed of a small site only."""
     add_known_submission(empty_project)
