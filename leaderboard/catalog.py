@@ -69,6 +69,7 @@ class RoundRules:
     batch_size_targets: tuple[tuple[float, float], ...] = ()  # (from global batch size, quality target)
     open_quality_target: float | None = None  # the target the open division must reach too, where it must
     rcp_allowance: float = 0.0  # how much faster than the RCP t-test's bound a result may converge and pass
+    log_scale: float = 1.0  # the logs write the metric times this (BLEU 0-100 in v0.5/v0.6: 100)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,14 @@ def cli_reference() -> str:
     return "\n".join(parts)
 
 
-REGIONS = {"database": database_reference, "cli": cli_reference}
+def failures_reference() -> str:
+    from leaderboard.failures import FAILURE_REASONS
+
+    rows = [f"| `{code}` | {meaning} |" for code, meaning in FAILURE_REASONS.items()]
+    return "\n".join(["| `failure_reason` | the run failed because |", "|---|---|", *rows]) + "\n"
+
+
+REGIONS = {"database": database_reference, "cli": cli_reference, "failures": failures_reference}
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 EXAMPLE = ROOT / "submissions" / "published" / "google" / "bert-large.yaml"

@@ -9,6 +9,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from leaderboard.catalog import Accelerator, Price
@@ -178,28 +179,45 @@ def cost_note(tier: str, date: str, cost: Mapping[str, Any]) -> str | None:
 
 
 def olympic_mean(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> float | None:
-    """Mean after dropping the fastest and slowest runs; a failed run (None) counts as slowest.
+    """Mean after dropping the fastest and slowest runs; a failed run (None) takes the place of
+    one of the slowest.
 
     None when failed runs outnumber the slowest runs that may be dropped.
     """
+    if sum(m is None for m in minutes) > drop_slowest:
+        return None
     drops = dropped_runs(minutes, drop_fastest, drop_slowest)
     kept = [m for m, drop in zip(minutes, drops, strict=True) if drop is None]
-    if not kept or any(m is None for m in kept):
+    if not kept:
         return None
     return sum(sorted(kept)) / len(kept)  # summed fastest first, as MLPerf's scoring does
 
 
 def dropped_runs(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> list[str | None]:
-    """Per run, in run order: "fastest" or "slowest" when the olympic mean drops it, else None.
-    A failed run (None) counts as slowest; of equal times, the earlier run counts as faster."""
+    """Per run, in run order, why the olympic mean leaves it out: "failed" (a failed run, None,
+    takes the place of one of the slowest), "fastest" or "slowest"; None when it counts. Of equal
+    times, the earlier run counts as faster."""
     order = sorted(range(len(minutes)), key=lambda i: (math.inf if minutes[i] is None else minutes[i], i))
     drops: list[str | None] = [None] * len(minutes)
     for position, index in enumerate(order):
-        if position < drop_fastest:
+        if minutes[index] is None:
+            drops[index] = "failed"
+        elif position < drop_fastest:
             drops[index] = "fastest"
         elif position >= len(order) - drop_slowest:
             drops[index] = "slowest"
     return drops
+
+
+def worst_counted_quality(
+    qualities: Sequence[float | None], drops: Sequence[str | None], direction: str
+) -> float | None:
+    """The worst quality among the runs the olympic mean counts (drop None), in the metric's
+    direction: every counted run reached at least that. None when no counted run has one."""
+    counted = [q for q, drop in zip(qualities, drops, strict=True) if drop is None and q is not None]
+    if not counted:
+        return None
+    return min(counted) if direction == "higher" else max(counted)
 
 
 def competition_ranks(values: Sequence[float | None]) -> list[int | None]:
@@ -214,13 +232,32 @@ def competition_ranks(values: Sequence[float | None]) -> list[int | None]:
     return ranks
 
 
-def reaches_target(quality: float, target: float, direction: str) -> bool:
+def reaches_target(quality: float, target: float, direction: str, log_scale: float = 1.0) -> bool:
     """quality is at the target or beyond it in the metric's direction. A quality logged in
     single precision that equals the target in single precision reaches it (v0.5 GNMT logs BLEU
-    21.799999237060547, which is float32(21.8))."""
+    21.799999237060547, which is float32(21.8)); both are compared as logged (`log_scale`: see
+    to_logged), where that single precision applies."""
+    if log_scale != 1.0:
+        quality, target = to_logged(quality, log_scale), to_logged(target, log_scale)
     if quality == _single(target):
         return True
     return quality >= target if direction == "higher" else quality <= target
+
+
+def to_logged(value: float, log_scale: float) -> float:
+    """A value on the benchmark's one scale as a round's logs write it: times `log_scale` (the
+    catalog's, 100 for BLEU logged 0-100 in v0.5 and v0.6). Decimal arithmetic on the shortest
+    repr, so 0.218 becomes 21.8 and back exactly, not 21.799999999999997."""
+    if log_scale == 1.0:
+        return value
+    return float(Decimal(repr(value)) * Decimal(repr(log_scale)))
+
+
+def from_logged(value: float, log_scale: float) -> float:
+    """A logged value on the benchmark's one scale: divided by `log_scale` (see to_logged)."""
+    if log_scale == 1.0:
+        return value
+    return float(Decimal(repr(value)) / Decimal(repr(log_scale)))
 
 
 def _single(value: float) -> float:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.catalog import Catalog
+from leaderboard.failures import failure_reason
 from leaderboard.families import family
 from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
 from leaderboard.manifest import file_digest
@@ -317,7 +318,8 @@ def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:
                 "run": index + 1,
                 "minutes": run_minutes,
                 "status": "failed" if failed else "success",
-                "failure_reason": reasons.get(log) if failed else None,
+                "failure_reason": failure_reason(reasons.get(log)) if failed else None,
+                "failure_detail": reasons.get(log) if failed else None,
                 "dropped": drops[index],
                 "counted": not failed and drops[index] is None,
                 "quality": qualities[index] if index < len(qualities) else None,

@@ -8,6 +8,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from leaderboard.failures import FAILURE_REASONS
+
 metadata = sa.MetaData()
 
 
@@ -67,6 +69,12 @@ benchmark_rounds = sa.Table(
     _col("runs", Int, "Runs a result needs."),
     _col("drop_fastest", Int, "Fastest runs dropped before averaging."),
     _col("drop_slowest", Int, "Slowest runs dropped before averaging."),
+    _col(
+        "log_scale",
+        Float,
+        "The round's logs write the metric times this (100: BLEU logged 0-100 in v0.5 and v0.6); targets and "
+        "qualities in the database are on the benchmark's one scale.",
+    ),
     comment="Per benchmark and round: the scoring rules.",
 )
 accelerators = sa.Table(
@@ -302,11 +310,20 @@ run_table = sa.Table(
     _col("run", Int, "The run's place in run order, from 1 (runs_minutes' order).", primary_key=True),
     _col("minutes", Float, "The run's time to train; NULL for a failed run."),
     _col("status", Text, "success, or failed: the run does not count (failure_reason says why)."),
-    _col("failure_reason", Text, "Why the run failed, where the importer recorded it."),
+    _col(
+        "failure_reason",
+        Text,
+        "Why the run failed, one of: "
+        + ", ".join(FAILURE_REASONS)
+        + " (the README's failure_reason table); NULL for a run that "
+        "did not fail or whose file gives no reason.",
+    ),
+    _col("failure_detail", Text, "Why the run failed, in the importer's words (provenance.failed_runs)."),
     _col(
         "dropped",
         Text,
-        "fastest or slowest: the olympic mean dropped the run (a failed run counts as slowest); NULL when it counted.",
+        "Why the olympic mean leaves the run out: failed (it takes the place of one of the slowest), fastest or "
+        "slowest; NULL when it counted.",
     ),
     _col("counted", Bool, "true when the run's minutes are in the result's score."),
     _col("quality", Float, "The run's achieved quality (a failed run's last evaluation), where logged."),

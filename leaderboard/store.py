@@ -58,6 +58,7 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
                 "runs": rules.runs,
                 "drop_fastest": rules.drop_fastest,
                 "drop_slowest": rules.drop_slowest,
+                "log_scale": rules.log_scale,
             }
             for b in catalog.benchmarks.values()
             for r, rules in b.rounds.items()

@@ -25,6 +25,7 @@ from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.progress import progress_problems
+from leaderboard.quality import worst_counted_problems
 from leaderboard.review import names
 from leaderboard.tree import (
     NOT_DATA,
@@ -541,7 +542,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
             "the closed division trains to the round's target; or use division: open",
         )
     if quality is not None and target is not None and benchmark.direction:
-        if not reaches_target(quality, target, benchmark.direction):
+        if not reaches_target(quality, target, benchmark.direction, rules.log_scale if rules else 1.0):
             better = "at least" if benchmark.direction == "higher" else "at most"
             yield doc.problem(
                 ("result", "quality"),
@@ -571,6 +572,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                 f"minutes {result['minutes']} is not the olympic mean of runs_minutes{scaled} ({mean * factor:.4f})",
                 f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest",
             )
+        yield from worst_counted_problems(doc, result, drop_fastest, drop_slowest, benchmark.direction)
 
 
 def _as_imported(entry: Entry, catalog: Catalog) -> bool:

@@ -29,6 +29,8 @@ import pytest
 import yaml
 from conftest import ROOT, SHARED_DATA
 
+from leaderboard.normalize import to_logged
+
 CATALOG = ROOT / "catalog"
 VENDOR = CATALOG / "mlperf-logging" / "mlperf_logging"
 ROUNDS = {r["id"]: r for r in yaml.safe_load((CATALOG / "rounds.yaml").read_text())["rounds"]}
@@ -60,7 +62,7 @@ TREE_FOLDERS = {
 # v0.5: MLPerf Training v0.5 Technical Summary (mlcommons/training_policies training_summary.adoc)
 # and the eval_target the v0.5 logs print; runs: result_*.txt per result directory of the tree
 # (Mask R-CNN and MiniGo from MISSING.txt); 74.9% -> 0.749 and 21.2 mAP -> 0.212 as the logs
-# write them, BLEU on the logs' 0-100 scale.
+# write them, BLEU on the logs' 0-100 scale (the catalog's 0-1 target times its log_scale, 100).
 V05 = {
     "resnet": (0.749, 5),
     "ssd": (0.212, 5),
@@ -72,7 +74,7 @@ V05 = {
 }
 # v0.6: MLCommons' v0.6 announcement (ResNet 75.9%, SSD 23% mAP, GNMT 24 SacreBLEU; MiniGo a 50%
 # win rate), the other targets unchanged from v0.5; GNMT and Transformer BLEU on the 0-100 scale
-# the v0.6 logs use.
+# the v0.6 logs use (as logged: the catalog's target times log_scale).
 V06_TARGETS = {"resnet": 0.759, "ssd": 0.23, "maskrcnn": 0.377, "gnmt": 24.0, "transformer": 25.0, "minigo": 0.50}
 
 # Bounds in an ATLEAST_ONE_CHECK that are not the target: sanity bounds (accuracy below 1, loss
@@ -261,14 +263,28 @@ def test_v05_rules_are_the_summarys_and_the_trees():
     assert set(benchmarks_of(round_id)) == set(V05)
     for benchmark, (target, runs) in V05.items():
         rules = rounds_of(benchmark)[round_id]
-        assert (rules["quality_target"], rules["runs"]) == (target, runs), benchmark
+        assert (as_logged(rules), rules["runs"]) == (target, runs), benchmark
         assert (rules["drop_fastest"], rules["drop_slowest"]) == (1, 1), benchmark
     assert rounds_of("maskrcnn")[round_id]["extra_targets"] == {"SEGM": 0.339}
 
 
 def test_v06_targets_are_the_announcements():
     round_id = "mlperf-training-v0.6"
-    assert {b: rounds_of(b)[round_id]["quality_target"] for b in benchmarks_of(round_id)} == V06_TARGETS
+    assert {b: as_logged(rounds_of(b)[round_id]) for b in benchmarks_of(round_id)} == V06_TARGETS
+
+
+def as_logged(rules: dict) -> float:
+    """The round's target as its logs write it: the catalog's, on the benchmark's one scale, times log_scale."""
+    return to_logged(rules["quality_target"], rules.get("log_scale", 1.0))
+
+
+def test_bleu_targets_are_on_one_scale_across_rounds():
+    """GNMT and Transformer BLEU: 0-1 in every round of the catalog; v0.5 and v0.6 say they log it 0-100."""
+    for benchmark in ("gnmt", "transformer"):
+        for round_id, rules in rounds_of(benchmark).items():
+            assert 0 < rules["quality_target"] < 1, (benchmark, round_id)
+            logged_0_100 = round_id in ("mlperf-training-v0.5", "mlperf-training-v0.6")
+            assert rules.get("log_scale", 1.0) == (100 if logged_0_100 else 1.0), (benchmark, round_id)
     assert rounds_of("maskrcnn")[round_id]["extra_targets"] == {"SEGM": 0.339}
 
 

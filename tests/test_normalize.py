@@ -12,10 +12,13 @@ from leaderboard.normalize import (
     cost_note,
     costs,
     dropped_runs,
+    from_logged,
     olympic_mean,
     price_in_force,
     reaches_target,
     slug,
+    to_logged,
+    worst_counted_quality,
 )
 
 TPU_V3 = Accelerator("tpu-v3", "Google", "TPU v3", chips_per_device=4, aliases=(), cores_per_chip=2)
@@ -226,16 +229,70 @@ def test_olympic_mean(runs, fastest, slowest, expected):
     "runs, fastest, slowest, expected",
     [
         ([5, 1, 3, 2, 4], 1, 1, ["slowest", "fastest", None, None, None]),
-        ([1, 2, 3, None, 5], 1, 1, ["fastest", None, None, "slowest", None]),  # a failed run is slowest
-        ([1, 2, None, None, 5], 1, 1, ["fastest", None, None, "slowest", None]),  # one failure stays in
+        ([1, 2, 3, None, 5], 1, 1, ["fastest", None, None, "failed", None]),  # takes the slowest's place
+        ([1, 2, None, None, 5], 1, 1, ["fastest", None, "failed", "failed", None]),  # too many: no mean
         ([2, 2, 2], 1, 1, ["fastest", None, "slowest"]),  # of equal times the earlier is faster
         ([3, 1, 2, 4], 0, 0, [None, None, None, None]),
+        ([3, None, 2, 4], 0, 0, [None, "failed", None, None]),  # a failed run never counts
+        ([6, 1, None, 5, 2, 4, 3, 8], 1, 4, ["slowest", "fastest", "failed", "slowest", None, None, None, "slowest"]),
         ([7.0], 0, 0, [None]),
         ([], 1, 1, []),
     ],
 )
 def test_dropped_runs(runs, fastest, slowest, expected):
     assert dropped_runs(runs, fastest, slowest) == expected
+
+
+@pytest.mark.parametrize(
+    "qualities, drops, direction, expected",
+    [
+        # The dropped fastest run reached only 0.7501: the counted runs' worst is 0.752.
+        ([0.7501, 0.755, 0.752, 0.760, 0.753], ["fastest", None, None, "slowest", None], "higher", 0.752),
+        # The dropped slowest run is the worst of all; it does not count either.
+        ([0.76, 0.755, 0.752, 0.7500, 0.753], ["fastest", None, None, "slowest", None], "higher", 0.752),
+        # A failed run's quality (its last evaluation) never counts.
+        ([0.70, 0.755, 0.752, 0.76, 0.753], ["failed", None, None, "fastest", None], "higher", 0.752),
+        # Lower is better (CosmoFlow's MAE, Stable Diffusion's FID): the worst is the largest.
+        ([0.120, 0.123, 0.121, 0.124, 0.110], ["slowest", None, None, None, "fastest"], "lower", 0.124),
+        ([0.5, 0.6], [None, None], "higher", 0.5),
+        ([None, 0.6, 0.55], [None, None, "slowest"], "higher", 0.6),  # a counted run without quality is skipped
+        ([0.5, None], ["fastest", None], "higher", None),  # no counted run has a quality
+        ([], [], "higher", None),
+    ],
+)
+def test_worst_counted_quality(qualities, drops, direction, expected):
+    assert worst_counted_quality(qualities, drops, direction) == expected
+
+
+@pytest.mark.parametrize(
+    "value, scale, logged",
+    [
+        (0.218, 100, 21.8),  # GNMT v0.5's target, as its logs write BLEU (not 21.799999999999997)
+        (0.24, 100, 24.0),
+        (0.25, 100, 25.0),
+        (0.21799999237060547, 100, 21.799999237060547),  # float32(21.8) as logged, exactly back
+        (0.759, 1.0, 0.759),
+    ],
+)
+def test_to_logged_and_back(value, scale, logged):
+    assert to_logged(value, scale) == logged
+    assert from_logged(logged, scale) == value
+
+
+@pytest.mark.parametrize(
+    "quality, target, direction, scale, expected",
+    [
+        (21.799999237060547, 21.8, "higher", 1.0, True),  # float32 of the target reaches it
+        (0.21799999237060547, 0.218, "higher", 100, True),  # the same, stored 0-1: compared as logged
+        (0.21799999237060547, 0.218, "higher", 1.0, False),  # ... not on the stored scale
+        (0.2179, 0.218, "higher", 100, False),
+        (0.2401, 0.24, "higher", 100, True),
+        (0.125, 0.124, "lower", 1.0, False),
+        (0.124, 0.124, "lower", 1.0, True),
+    ],
+)
+def test_reaches_target_as_logged(quality, target, direction, scale, expected):
+    assert reaches_target(quality, target, direction, scale) is expected
 
 
 @pytest.mark.parametrize(

@@ -558,7 +558,7 @@ def test_the_database_rank_is_every_boards_order(shipped):
 
 
 def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):
-    """Five ResNet runs, one failed: the failed one is dropped as slowest, the fastest dropped,
+    """Five ResNet runs, one failed: the failed one takes the slowest's place (dropped: failed), the fastest dropped,
     the other three counted; logs link into the results repository folder of source.url."""
     runs = "  runs_minutes: [4.4, 4.5, null, 4.6, 4.3]\n  runs_quality: [0.7601, 0.7602, 0.71, 0.7603, 0.7604]\n"
     text = MLPERF.replace("  minutes: 4.5\n", "  minutes: 4.5\n" + runs).replace(
@@ -573,26 +573,28 @@ def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):
     assert result.code == 0, result.out + result.err
     rows = sql(
         empty_project,
-        "SELECT run, minutes, status, failure_reason, dropped, counted, quality, log_path, log_url FROM runs ORDER BY run",
+        "SELECT run, minutes, status, failure_reason, failure_detail, dropped, counted, quality, log_path, log_url "
+        "FROM runs ORDER BY run",
     )
     folder = "Acme/results/acme-64/resnet"
     blob = f"https://github.com/acme/results/blob/main/{folder}"
     assert rows == [
-        (1, 4.4, "success", None, None, True, 0.7601, f"{folder}/result_0.txt", f"{blob}/result_0.txt"),
-        (2, 4.5, "success", None, None, True, 0.7602, f"{folder}/result_1.txt", f"{blob}/result_1.txt"),
+        (1, 4.4, "success", None, None, None, True, 0.7601, f"{folder}/result_0.txt", f"{blob}/result_0.txt"),
+        (2, 4.5, "success", None, None, None, True, 0.7602, f"{folder}/result_1.txt", f"{blob}/result_1.txt"),
         (
             3,
             None,
             "failed",
+            "aborted",
             "run_stop status is aborted, not success",
-            "slowest",
+            "failed",
             False,
             0.71,
             f"{folder}/result_2.txt",
             f"{blob}/result_2.txt",
         ),
-        (4, 4.6, "success", None, None, True, 0.7603, f"{folder}/result_3.txt", f"{blob}/result_3.txt"),
-        (5, 4.3, "success", None, "fastest", False, 0.7604, f"{folder}/result_4.txt", f"{blob}/result_4.txt"),
+        (4, 4.6, "success", None, None, None, True, 0.7603, f"{folder}/result_3.txt", f"{blob}/result_3.txt"),
+        (5, 4.3, "success", None, None, "fastest", False, 0.7604, f"{folder}/result_4.txt", f"{blob}/result_4.txt"),
     ]
     # The counted runs give the score.
     [(mean, minutes)] = sql(

@@ -236,6 +236,17 @@ CASES = [
         "drop the 1 fastest",
     ),
     (
+        # 0.7601 is the worst of all runs, the dropped fastest one's; the counted runs' worst is 0.7602.
+        "quality not the worst counted run's",
+        MLPERF,
+        "  minutes: 4.5\n",
+        "  minutes: 4.5\n  runs_minutes: [4.4, 4.5, 4.6, 4.7, 4.3]\n  runs_quality: [0.7603, 0.7602, 0.7604, 0.7605, 0.7601]\n",
+        "17:12",
+        "$.result.quality",
+        "quality 0.7601 is not the worst quality of the counted runs (0.7602)",
+        "neither the dropped fastest and slowest nor the failed",
+    ),
+    (
         "minutes not positive",
         MLPERF,
         "minutes: 4.5",

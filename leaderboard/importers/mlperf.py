@@ -22,7 +22,7 @@ from leaderboard.importers.entries import Written, entry_data, entry_file_name, 
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
 from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_file
 from leaderboard.importers.runlog import RunLog, Targets
-from leaderboard.importers.scoring import scaling_factor, score_runs, targets_for
+from leaderboard.importers.scoring import scaling_factor, score_runs, stored_quality, targets_for
 from leaderboard.importers.systems import read_system, system_info
 from leaderboard.validate import available_cpus
 
@@ -454,7 +454,9 @@ def _score_directory(
         elif benchmark_id not in rcp_tables:
             report.without_rcp_table.add(benchmark_id)
     batch_sizes = {run.batch_size for run in runs if run is not None}
-    quality_target = targets.primary_target(batch_sizes.pop() if len(batch_sizes) == 1 else None)
+    quality_target = stored_quality(
+        targets.primary_target(batch_sizes.pop() if len(batch_sizes) == 1 else None), targets
+    )
     energy, why = result_energy(runs, score, power_by_number, numbers, rules)
     if why:
         report.without_energy.append((result.path, why))

@@ -30,7 +30,7 @@ from leaderboard.importers.mlperf import (
 from leaderboard.importers.rcp import RcpTable
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import Score, scaling_factor, targets_for
-from leaderboard.normalize import olympic_mean
+from leaderboard.normalize import dropped_runs, olympic_mean, worst_counted_quality
 
 IMPORTER = "leaderboard-mlperf-hpc 1"
 SCALING_FILE = "scaling.json"  # a result folder's scaling factor (result_summarizer's _get_scaling_factor)
@@ -63,9 +63,8 @@ def run_failure(run: RunLog | None, targets: Targets, status_required: bool = Tr
 
 
 def _worst(qualities: Sequence[float], direction: str) -> float | None:
-    if not qualities:
-        return None
-    return min(qualities) if direction == "higher" else max(qualities)
+    """The worst of a weak-scaling result's models (all of them count)."""
+    return worst_counted_quality(qualities, [None] * len(qualities), direction)
 
 
 def score_strong(
@@ -88,7 +87,9 @@ def score_strong(
             f"{len(failures)} of {len(runs)} runs failed ({failures[0][1] if failures else 'none'}); "
             f"the scoring may drop at most {rules.drop_slowest}"
         )
-    score.quality = _worst([q for i, q in enumerate(quality) if i not in failed and q is not None], targets.direction)
+    # As MLPerf Training's: the worst quality among the runs the olympic mean counts.
+    drops = dropped_runs(minutes, rules.drop_fastest, rules.drop_slowest)
+    score.quality = worst_counted_quality(quality, drops, targets.direction)
     return score
 
 

@@ -23,8 +23,9 @@ runlog.RunReader takes (`key`, `value`, `time_ms`, `metadata`):
   v0.5's rules define it.
 - `eval_accuracy` `{"epoch": e, "value": v}` (either key order) is value v with metadata.epoch_num
   e, as logged (Intel Caffe and NVIDIA Transformer count epochs from -1). v is a fraction for
-  ResNet (top-1), SSD (mAP) and NCF (HR@10) and BLEU for GNMT and Transformer, on the scale
-  of v0.5's targets; the value shapes of v0.6 (a numeric string, a Mask R-CNN box/mask pair)
+  ResNet (top-1), SSD (mAP) and NCF (HR@10) and BLEU 0-100 for GNMT and Transformer (the
+  catalog's `log_scale: 100`: Targets hold the targets as logged, scoring stores BLEU 0-1,
+  as v0.6 does); the value shapes of v0.6 (a numeric string, a Mask R-CNN box/mask pair)
   are read as the v0.6 reader reads them. `eval_iteration_accuracy` (SSD: the same
   evaluation once more, by iteration) is not read, so an evaluation counts once.
 - `eval_target` (0.749, 0.212, 21.8, 25.0, 0.635 in the round's logs: the round's targets) is

@@ -30,6 +30,7 @@ class Targets:
     open_target: float | None = None  # the primary target the open division must reach too, where it must
     init_limit_minutes: tuple[float, float] = (INIT_LIMIT_MINUTES, INIT_LIMIT_MINUTES)  # (closed, open)
     eval_key: str = "eval_accuracy"  # the MLLOG key of the evaluations (MLPerf HPC CosmoFlow: eval_error)
+    log_scale: float = 1.0  # targets here are as logged: the catalog's times this (normalize.to_logged)
 
     def primary_target(self, batch_size: float | None) -> float:
         target = self.quality_target

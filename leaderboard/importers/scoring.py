@@ -13,26 +13,36 @@ from dataclasses import dataclass, field
 from leaderboard.catalog import Benchmark, Round, RoundRules
 from leaderboard.importers.rcp import RcpTable, rcp_scaling, reference_points
 from leaderboard.importers.runlog import INIT_LIMIT_MINUTES, RunLog, Targets
-from leaderboard.normalize import olympic_mean
+from leaderboard.normalize import dropped_runs, from_logged, olympic_mean, to_logged, worst_counted_quality
 
 
 def targets_for(benchmark: Benchmark, rules: RoundRules, round_: Round | None = None) -> Targets:
+    """What a run of this benchmark and round must reach, as its logs write it: the catalog's
+    targets (on the benchmark's one scale) times the round's log_scale."""
     direction = benchmark.direction or "higher"
     limits = round_.init_limit_minutes if round_ is not None else {}
     init_limits = (limits.get("closed", INIT_LIMIT_MINUTES), limits.get("open", INIT_LIMIT_MINUTES))
+    scale = rules.log_scale
+    open_target = rules.open_quality_target
     return Targets(
-        quality_target=rules.quality_target,
+        quality_target=to_logged(rules.quality_target, scale),
         direction=direction,
         log_metric=benchmark.log_metric,
         extra_targets=tuple(
-            (name, target, benchmark.extra_directions.get(name, direction))
+            (name, to_logged(target, scale), benchmark.extra_directions.get(name, direction))
             for name, target in sorted(rules.extra_targets.items())
         ),
-        batch_size_targets=rules.batch_size_targets,
-        open_target=rules.open_quality_target,
+        batch_size_targets=tuple((size, to_logged(target, scale)) for size, target in rules.batch_size_targets),
+        open_target=None if open_target is None else to_logged(open_target, scale),
         init_limit_minutes=init_limits,
         eval_key=benchmark.log_key,
+        log_scale=scale,
     )
+
+
+def stored_quality(value: float | None, targets: Targets) -> float | None:
+    """A logged quality or target on the benchmark's one scale (the catalog's), as files store it."""
+    return None if value is None else from_logged(value, targets.log_scale)
 
 
 @dataclass
@@ -48,26 +58,26 @@ class Score:
 
 
 def score_runs(runs: Sequence[RunLog], rules: RoundRules, closed: bool, targets: Targets) -> Score:
-    """Olympic mean of the runs' minutes, failed runs counted as slowest. The quality reported is
-    the worst achieved quality among the counted runs (see RunLog.achieved_quality): every
-    counted run reached at least that."""
+    """Olympic mean of the runs' minutes, a failed run taking the place of one of the slowest.
+    The quality reported is the worst achieved quality among the runs the mean counts (see
+    RunLog.achieved_quality; dropped fastest and slowest runs are not counted): every counted run
+    reached at least that. Qualities are stored on the benchmark's one scale (stored_quality)."""
     runs_minutes: list[float | None] = []
     failures: list[tuple[int, str]] = []
-    qualities: list[float] = []
     runs_quality: list[float | None] = []
     for index, run in enumerate(runs):
         reason = run.failure(closed, targets)
         if reason:
             failures.append((index, reason))
             runs_minutes.append(None)
-            runs_quality.append(run.last_quality)
+            runs_quality.append(stored_quality(run.last_quality, targets))
         else:
-            runs_quality.append(run.achieved_quality(closed))
+            runs_quality.append(stored_quality(run.achieved_quality(closed), targets))
             runs_minutes.append(run.minutes)
-            if run.achieved_quality(closed) is not None:
-                qualities.append(run.achieved_quality(closed))
     score = Score(runs_minutes, failures, runs_quality)
     score.minutes = olympic_mean(runs_minutes, rules.drop_fastest, rules.drop_slowest)
+    drops = dropped_runs(runs_minutes, rules.drop_fastest, rules.drop_slowest)
+    counted = [quality for quality, drop in zip(runs_quality, drops, strict=True) if drop is None]
     if score.minutes is None:
         reasons = Counter(reason.split(": ", 1)[-1] if reason.startswith("line ") else reason for _, reason in failures)
         common, times = reasons.most_common(1)[0]
@@ -75,10 +85,10 @@ def score_runs(runs: Sequence[RunLog], rules: RoundRules, closed: bool, targets:
         score.invalid = (
             f"{len(failures)} of {len(runs)} runs failed ({why}); the scoring may drop at most {rules.drop_slowest}"
         )
-    elif len(qualities) < len(runs) - len(failures):
+    elif None in counted:
         score.invalid = "a counted run logs no eval_accuracy: its quality is unknown"
-    elif qualities:
-        score.quality = min(qualities) if targets.direction == "higher" else max(qualities)
+    else:
+        score.quality = worst_counted_quality(runs_quality, drops, targets.direction)
     return score
 
 
