@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import model, progress
@@ -31,21 +33,42 @@ def board_page_path(board: Board, page: int) -> str:
     return f"boards/{board.round['id']}/{board.benchmark['id']}/page-{page + 1}.html"
 
 
+def accelerator_groups(data: model.SiteData) -> list[set[str]]:
+    """The accelerator ids each accelerator-coloured chart may show together: a board's
+    division, a round page (all its boards)."""
+    divisions = [{r["accelerator"] for r in rows} for b in data.boards for rows in b.divisions.values()]
+    rounds = [
+        {r["accelerator"] for b in data.boards if b.round["id"] == round_["id"] for r in b.rows}
+        for round_ in data.rounds
+    ]
+    return [group for group in divisions + rounds if group]
+
+
+def division_charts(board: Board, division: str, styles: dict, root: str) -> list[chart_specs.Chart]:
+    """A board division's charts: minutes against chips (rounds with rules), cost, chip-hours."""
+    rows = board.divisions[division]
+    context = _division_context(board, division)
+    stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
+    charts = []
+    if family(board.round["kind"]).round_rules:
+        charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, styles, root))
+    charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, styles, root))
+    charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, styles, root))
+    return [c for c in charts if c]
+
+
 def _board_page(site: SiteWriter, board: Board, colours) -> None:
     root = "../" * board.path.count("/")
     charts_by_division = {}
     for division, rows in board.divisions.items():
         context = _division_context(board, division)
         stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
-        inputs = [stem, board.round["kind"], rows, context, colours, root]
+        # The looks of the division's accelerators, as plain values (the reuse key hashes them).
+        looks = {n: astuple(colours[n]) for n in sorted({r["accelerator_name"] for r in rows}) if n in colours}
+        inputs = [stem, board.round["kind"], rows, context, looks, root]
         charts = site.reuse.charts(stem, inputs) if site.reuse is not None else None
         if charts is None:
-            charts = []
-            if family(board.round["kind"]).round_rules:
-                charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, colours, root))
-            charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, colours, root))
-            charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, colours, root))
-            charts = [c for c in charts if c]
+            charts = division_charts(board, division, colours, root)
             if site.reuse is not None:
                 site.reuse.record_charts(stem, inputs, charts)
         charts_by_division[division] = [site.chart(c) for c in charts]
@@ -84,12 +107,10 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         )
 
 
-def _round_page(site: SiteWriter, round_: dict, colours) -> None:
-    data = site.data
-    path = f"rounds/{round_['id']}.html"
-    root = "../"
-    boards = [b for b in data.boards if b.round["id"] == round_["id"]]
-    rows = [r for b in boards for r in b.rows]
+def round_charts(data: model.SiteData, round_: dict, colours: dict, root: str = "../") -> list[chart_specs.Chart]:
+    """A round page's charts: published runs over time, our cost against Epoch AI's and
+    against the cost submitters reported."""
+    rows = [r for b in data.boards if b.round["id"] == round_["id"] for r in b.rows]
     charts = []
     if family(round_["kind"]).model_runs and rows:
         for metric in ("chip_hours", "cost"):
@@ -105,13 +126,22 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
                 )
             )
     # Where submitters reported what they paid (DAWNBench): our cost against theirs.
-    charts.append(progress.reported_cost_chart(f"{round_['id']}--reported-cost", rows, round_["name"]))
+    charts.append(progress.reported_cost_chart(f"{round_['id']}--reported-cost", rows, round_["name"], colours))
+    return [c for c in charts if c]
+
+
+def _round_page(site: SiteWriter, round_: dict, colours) -> None:
+    data = site.data
+    path = f"rounds/{round_['id']}.html"
+    boards = [b for b in data.boards if b.round["id"] == round_["id"]]
+    rows = [r for b in boards for r in b.rows]
+    charts = round_charts(data, round_, colours)
     site.page(
         path,
         "round.html",
         round=round_,
         boards=boards,
         records=model.records,
-        charts=[site.chart(c) for c in charts if c],
+        charts=[site.chart(c) for c in charts],
         cost_check=progress.cost_check(rows),
     )

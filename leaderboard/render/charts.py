@@ -17,39 +17,20 @@ from pathlib import Path
 import altair as alt
 
 from leaderboard.cache import folder_beside
+from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 SVG_WIDTH = 640
-# Tableau 10, then ten more: enough distinct colours for the catalog's accelerators.
-PALETTE = [
-    "#4e79a7",
-    "#f28e2b",
-    "#e15759",
-    "#76b7b2",
-    "#59a14f",
-    "#edc948",
-    "#b07aa1",
-    "#ff9da7",
-    "#9c755f",
-    "#79706e",
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#8c564b",
-    "#17becf",
-    "#bcbd22",
-    "#7f7f7f",
-    "#e377c2",
-    "#ff7f0e",
-]
 MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
 # Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
 MAX_POINTS = 300
 LOG = alt.Scale(type="log")
+LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
+LEGEND_COLUMNS = 3
+UNKNOWN = Style("#000000", "circle", ())  # an accelerator no look was made for (never on the site)
 
 
 @dataclass(frozen=True)
@@ -60,19 +41,39 @@ class Chart:
     spec: dict  # Vega-Lite, width "container" for the page
 
 
-def colour_scale(accelerator_names: list[str]) -> dict[str, str]:
-    """One colour per accelerator, the same on every chart of the site."""
-    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(set(accelerator_names)))}
+def legend(count: int) -> alt.Legend:
+    """A legend that lists every one of `count` series (Vega drops those past its symbolLimit,
+    30 by default): beside the plot while short, else below it in columns."""
+    if count <= LEGEND_BESIDE:
+        return alt.Legend(symbolLimit=count, labelLimit=260)
+    return alt.Legend(symbolLimit=count, labelLimit=260, orient="bottom", columns=LEGEND_COLUMNS, direction="vertical")
 
 
-def _colour(points: list[dict], colours: dict[str, str]) -> alt.Color:
-    """Colour by accelerator; the legend lists only the accelerators on the chart."""
+def accelerator_encoding(points: list[dict], styles: dict[str, Style]) -> dict:
+    """Colour (and, for points, shape) by accelerator, each in its look of the whole site; the
+    legend lists every accelerator on the chart, each once (colour and shape in one legend)."""
     names = sorted({p["accelerator"] for p in points})
-    return alt.Color(
-        "accelerator:N",
-        title="Accelerator",
-        scale=alt.Scale(domain=names, range=[colours.get(n, "#000") for n in names]),
-    )
+    looks = [styles.get(n, UNKNOWN) for n in names]
+    return {
+        "color": alt.Color(
+            "accelerator:N",
+            title="Accelerator",
+            scale=alt.Scale(domain=names, range=[look.colour for look in looks]),
+            legend=legend(len(names)),
+        ),
+        "shape": alt.Shape(
+            "accelerator:N",
+            title="Accelerator",
+            scale=alt.Scale(domain=names, range=[look.shape for look in looks]),
+            legend=legend(len(names)),
+        ),
+    }
+
+
+def colours_repeat(points: list[dict], styles: dict[str, Style]) -> bool:
+    """Whether two accelerators of the points share a colour (told apart by shape then)."""
+    names = {p["accelerator"] for p in points}
+    return len({styles.get(n, UNKNOWN).colour for n in names}) < len(names)
 
 
 def _tooltip(cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
@@ -147,7 +148,7 @@ def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[
     return spec
 
 
-def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart:
+def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
     """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours)."""
     datasets: dict[str, list] = {}
     points = _sample(_points(rows, root))
@@ -180,7 +181,7 @@ def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], 
     marks = (
         alt.Chart(_named(datasets, "results", points))
         .mark_point(filled=True, size=80, opacity=0.85)
-        .encode(x=x, y=y, color=_colour(points, colours), tooltip=_tooltip(), href="url:N")
+        .encode(x=x, y=y, **accelerator_encoding(points, styles), tooltip=_tooltip(), href="url:N")
     )
     spec = _finish(
         alt.layer(ideal, labels, marks).properties(height=360),
@@ -195,7 +196,7 @@ def scaling(name: str, rows: list[dict], context: str, colours: dict[str, str], 
     return Chart(name, f"Minutes against chips, {context}", description, spec)
 
 
-def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart | None:
+def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart | None:
     """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted."""
     datasets: dict[str, list] = {}
     points = [p for p in _points(rows, root) if p["cost"] is not None and p["cost"] > 0]
@@ -217,7 +218,7 @@ def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, 
         .encode(
             x=x,
             y=y,
-            color=_colour(points, colours),
+            **accelerator_encoding(points, styles),
             size=alt.Size("size:Q", scale=None, legend=None),
             stroke=alt.Stroke("outline:N", scale=None, legend=None),
             tooltip=[*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
@@ -240,7 +241,7 @@ def cost_frontier(name: str, rows: list[dict], context: str, colours: dict[str, 
     return Chart(name, f"Cost against minutes, {context}", description, spec)
 
 
-def chip_hours_bars(name: str, rows: list[dict], context: str, colours: dict[str, str], root: str) -> Chart:
+def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
     """Chip-hours per entry, sorted (the fewest first), coloured by accelerator."""
     datasets: dict[str, list] = {}
     points = sorted(_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
@@ -253,18 +254,17 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, colours: dict[str
     low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2
     for point in points:
         point["base"] = low
-    bars = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_bar()
-        .encode(
-            x=alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
-            x2=alt.X2("base:Q"),
-            y=alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(labelLimit=260)),
-            color=_colour(points, colours),
-            tooltip=_tooltip(),
-            href="url:N",
-        )
-    )
+    x = alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high]))
+    y = alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(labelLimit=260))
+    data = _named(datasets, "results", points)
+    bars = alt.Chart(data).mark_bar().encode(x=x, x2=alt.X2("base:Q"), y=y, tooltip=_tooltip(), href="url:N")
+    if colours_repeat(points, styles):
+        # A colour on two accelerators: each bar ends in its accelerator's shape as well.
+        tips = alt.Chart(data).mark_point(filled=True, size=90, opacity=1, stroke="#222", strokeWidth=1)
+        tips = tips.encode(x=x, y=y, **accelerator_encoding(points, styles))
+        bars = alt.layer(bars.encode(color=accelerator_encoding(points, styles)["color"]), tips)
+    else:
+        bars = bars.encode(color=accelerator_encoding(points, styles)["color"])
     shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
     spec = _finish(
         bars.properties(height=22 * len(points) + 10),
@@ -277,7 +277,7 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, colours: dict[str
 
 
 def over_time(
-    name: str, rows: list[dict], metric: str, context: str, colours: dict[str, str], root: str
+    name: str, rows: list[dict], metric: str, context: str, styles: dict[str, Style], root: str
 ) -> Chart | None:
     """Published runs: chip-hours or cost of each model against its date, famous models labelled."""
     datasets: dict[str, list] = {}
@@ -301,7 +301,7 @@ def over_time(
         .encode(
             x=x,
             y=y,
-            color=_colour(points, colours),
+            **accelerator_encoding(points, styles),
             tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
             href="url:N",
         )
@@ -403,7 +403,7 @@ def static_spec(spec: dict) -> dict:
     links, which an image cannot use."""
     static = json.loads(json.dumps(spec))
     static["width"] = SVG_WIDTH
-    for layer in static.get("layer", [static]):
+    for layer in [static, *static.get("layer", [])]:
         layer.get("encoding", {}).pop("tooltip", None)
         layer.get("encoding", {}).pop("href", None)
     return static

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import altair as alt
 
-from leaderboard.render.charts import LOG, Chart, _finish, _named, _points
+from leaderboard.render.charts import LOG, Chart, _finish, _named, _points, legend
+from leaderboard.render.colours import distinct_styles
 from leaderboard.render.lineages import Lineage, VendorLine
 
 # The y axis of a lineage's metric: what "best" means on its boards.
@@ -29,6 +30,11 @@ def _point(row: dict, round_: dict, root: str, **extra: object) -> dict:
     point = {**_points([row], root)[0], "round": round_["name"], "date": round_["date"], **extra}
     return {**point, "models_per_minute": row.get("models_per_minute")}
 
+
+DRAWN_UNDER = ("best",)  # wide and pale, under the scales that may hold the same result
+DASH_OF_SCALE = {"largest": (6, 3)}  # others solid
+# Lines in the legend, each in its colour and dash at full strength.
+LEGEND = alt.Legend(symbolType="stroke", symbolOpacity=1, symbolStrokeWidth=3, symbolSize=300)
 
 TOOLTIP = [
     alt.Tooltip("round:N", title="Round"),
@@ -71,17 +77,42 @@ def minutes_over_time(
         return None
     field, axis_title, title, unit = AXIS[lineage.metric]
     datasets: dict[str, list] = {}
+    data = _named(datasets, "best", points)
+    looks = distinct_styles(len(scales))
+    # "best" is often the largest scale's result too: it is drawn first, wide and pale, and
+    # "largest" dashed on top, so where they are one line both stay in sight.
+    encoding = {
+        "x": alt.X("date:T", title="Round published"),
+        "y": alt.Y(field, title=axis_title, scale=LOG),
+        "color": alt.Color(
+            "scale:N",
+            title="Scale",
+            sort=list(scales),
+            scale=alt.Scale(domain=list(scales), range=[look.colour for look in looks]),
+            legend=LEGEND,
+        ),
+        "strokeDash": alt.StrokeDash(
+            "scale:N",
+            title="Scale",
+            sort=list(scales),
+            scale=alt.Scale(domain=list(scales), range=[list(DASH_OF_SCALE.get(s, ())) for s in scales]),
+            legend=LEGEND,
+        ),
+        "detail": "line:N",
+        "tooltip": TOOLTIP,
+        "href": "url:N",
+    }
+    under = [s for s in scales if s in DRAWN_UNDER]
     chart = (
-        alt.Chart(_named(datasets, "best", points))
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
-        .encode(
-            x=alt.X("date:T", title="Round published"),
-            y=alt.Y(field, title=axis_title, scale=LOG),
-            color=alt.Color("scale:N", title="Scale", sort=list(scales)),
-            detail="line:N",
-            tooltip=TOOLTIP,
-            href="url:N",
+        alt.layer(
+            alt.Chart(data)
+            .mark_line(strokeWidth=6, opacity=0.45, point=alt.OverlayMarkDef(filled=True, size=130, opacity=0.45))
+            .transform_filter(alt.FieldOneOfPredicate(field="scale", oneOf=under)),
+            alt.Chart(data)
+            .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(filled=True, size=50))
+            .transform_filter(~alt.FieldOneOfPredicate(field="scale", oneOf=under)),
         )
+        .encode(**encoding)
         .properties(height=360)
     )
     segments = len(lineage.segments)
@@ -89,7 +120,8 @@ def minutes_over_time(
         chart,
         f"{title}: {lineage.title}",
         f"Closed division, available systems, {lineage.family_label} rounds only. A changed quality target starts a new line"
-        + (f" ({segments} targets here)." if segments > 1 else "."),
+        + (f" ({segments} targets here)." if segments > 1 else ".")
+        + " Wide pale line: the best at any scale; dashed: the round's largest scale.",
         datasets,
     )
     description = (
@@ -128,13 +160,34 @@ def generations_chart(
     if not points:
         return None
     datasets: dict[str, list] = {}
+    # Every segment its own colour, and past the palette its own dash and point shape; the
+    # legend lists every one, below the plot in columns when long.
+    segments = list(dict.fromkeys(p["segment"] for p in points))
+    looks = distinct_styles(len(segments))
     chart = (
         alt.Chart(_named(datasets, "generations", points))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
         .encode(
             x=alt.X("accelerator:N", title="Accelerator, in order of release", sort=order),
             y=alt.Y(field, title=axis_title, scale=LOG),
-            color=alt.Color("segment:N", title="Benchmark (target) at scale"),
+            color=alt.Color(
+                "segment:N",
+                title="Benchmark (target) at scale",
+                scale=alt.Scale(domain=segments, range=[look.colour for look in looks]),
+                legend=legend(len(segments)),
+            ),
+            strokeDash=alt.StrokeDash(
+                "segment:N",
+                title="Benchmark (target) at scale",
+                scale=alt.Scale(domain=segments, range=[list(look.dash) for look in looks]),
+                legend=legend(len(segments)),
+            ),
+            shape=alt.Shape(
+                "segment:N",
+                title="Benchmark (target) at scale",
+                scale=alt.Scale(domain=segments, range=[look.shape for look in looks]),
+                legend=legend(len(segments)),
+            ),
             tooltip=TOOLTIP,
             href="url:N",
         )

@@ -8,7 +8,17 @@ import statistics
 
 import altair as alt
 
-from leaderboard.render.charts import LOG, Chart, _finish, _named, cost_against_cost
+from leaderboard.render.charts import (
+    LOG,
+    Chart,
+    _finish,
+    _named,
+    accelerator_encoding,
+    colours_repeat,
+    cost_against_cost,
+    legend,
+)
+from leaderboard.render.colours import Style
 
 RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
 RESULT_TOOLTIP = [
@@ -90,25 +100,36 @@ def reported_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r.get("reported_cost_usd") and r.get("cost_usd")]
 
 
-def reported_cost_chart(name: str, rows: list[dict], context: str) -> Chart | None:
-    """Our cost against the submitter's reported cost, log-log, with y = x."""
+def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[str, Style]) -> Chart | None:
+    """Our cost against the submitter's reported cost, log-log, with y = x: colour by accelerator
+    (its look of the whole site), shape by provider unless two accelerators share a colour."""
     points = [
-        {k: r.get(k) for k in (*RESULT_FIELDS, "accelerator_name")}
-        | {"reported": r["reported_cost_usd"], "ratio": r["cost_ratio_reported"], "provider": r.get("provider") or "—"}
+        {k: r.get(k) for k in RESULT_FIELDS}
+        | {
+            "accelerator": r.get("accelerator_name"),
+            "reported": r["reported_cost_usd"],
+            "ratio": r["cost_ratio_reported"],
+            "provider": r.get("provider") or "—",
+        }
         for r in reported_rows(rows)
     ]
     if not points:
         return None
     datasets: dict[str, list] = {}
+    encoding = accelerator_encoding(points, styles)
+    if not colours_repeat(points, styles):
+        providers = sorted({p["provider"] for p in points})
+        encoding["shape"] = alt.Shape("provider:N", title="Provider", legend=legend(len(providers)))
     layers = cost_against_cost(
         datasets,
         points,
         alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=LOG),
         alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=LOG),
-        color=alt.Color("accelerator_name:N", title="Accelerator"),
-        shape=alt.Shape("provider:N", title="Provider"),
+        **encoding,
         tooltip=[
             *RESULT_TOOLTIP,
+            alt.Tooltip("accelerator:N", title="Accelerator"),
+            alt.Tooltip("provider:N", title="Provider"),
             alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
             alt.Tooltip("ratio:Q", title="Ours / reported", format=",.2f"),
         ],

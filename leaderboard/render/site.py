@@ -15,6 +15,7 @@ from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
 from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sqlpage
 from leaderboard.render import charts as chart_specs
+from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
 from leaderboard.render.writer import PAGE_ROWS, STATIC, SiteWriter, environment
@@ -63,7 +64,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     for asset in sorted(STATIC.iterdir()):
         site.write(f"static/{asset.name}", asset.read_bytes())
     site.write("static/vega.js", chart_specs.javascript_bundle())
-    colours = chart_specs.colour_scale([a["name"] for a in data.accelerators.values()])
+    colours = accelerator_looks(data)
 
     boards.write_pages(site, colours)
     entries.write_pages(site, project)
@@ -77,6 +78,13 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     _index_page(site)
     sqlpage.write_page(site)
     feeds.write_feed(site)
+
+
+def accelerator_looks(data: SiteData) -> dict[str, Style]:
+    """Each accelerator's look (by its name, as charts show it), the same on every chart."""
+    order = sorted(data.accelerators.values(), key=lambda a: (a["release_date"] or "9999", a["id"]))
+    looks = accelerator_styles([a["id"] for a in order], boards.accelerator_groups(data))
+    return {data.accelerators[id_]["name"]: look for id_, look in looks.items() if id_ in data.accelerators}
 
 
 def _compare_page(site: SiteWriter) -> None:
