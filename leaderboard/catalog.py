@@ -50,9 +50,13 @@ class Round:
     init_limit_minutes: dict[str, float] = field(default_factory=dict)  # division -> limit on initialization
     system_corrections: tuple[dict, ...] = ()  # {result, set, reason}: a description that does not fit a result
     run_stop_status_required: bool = True  # MLPerf HPC: a run_stop without a status fails the run (not in v0.7)
+    open_models: tuple[dict, ...] = ()  # {result, name, parameters, source}: an open result's model, where logs omit it
 
     def correction_for(self, result_path: str) -> dict | None:
         return next((c for c in self.system_corrections if c["result"].strip("/") == result_path), None)
+
+    def open_model_for(self, result_path: str) -> dict | None:
+        return next((m for m in self.open_models if m["result"].strip("/") == result_path), None)
 
     def benchmark_of_folder(self, folder: str) -> str:
         """The benchmark a results folder holds in this round (`ssd` is RetinaNet from v2.0)."""
@@ -277,7 +281,11 @@ def load_catalog(directory: Path) -> Catalog:
     if "rounds" in data:
         for item in data["rounds"][1]["rounds"]:
             catalog.rounds[item["id"]] = Round(
-                **{**item, "system_corrections": tuple(item.get("system_corrections", ()))}
+                **{
+                    **item,
+                    "system_corrections": tuple(item.get("system_corrections", ())),
+                    "open_models": tuple(item.get("open_models", ())),
+                }
             )
     if "benchmarks" in data:
         for item in data["benchmarks"][1]["benchmarks"]:

@@ -383,12 +383,16 @@ def test_compare_two_accelerators_and_call_out_what_is_not_like_for_like(visit, 
     page.select_option("#accelerator-a", "a100-sxm4-80gb")
     page.select_option("#accelerator-b", "h100-sxm5-80gb")
     page.wait_for_selector("#pair-table:not([hidden])")
-    assert "a=a100-sxm4-80gb" in page.url and "b=h100-sxm5-80gb" in page.url
+    assert page.url.endswith("#a100-sxm4-80gb-vs-h100-sxm5-80gb")
     rows = page.locator("#pair-table tbody tr")
     assert rows.count() >= 8
     resnet = page.locator("#pair-table tbody tr", has_text="ResNet-50")
     assert resnet.get_attribute("data-like") == "yes"
     assert resnet.locator("td").last.inner_text().endswith("×")
+    # Every cell names the benchmark, round, division, chip count and availability.
+    cell = resnet.locator("td").first.inner_text()
+    assert "ResNet-50 (target" in cell and "MLPerf Training v" in cell and "closed division" in cell
+    assert "chips" in cell and "available" in cell
     # A V100 and a B300 never met in a round: each one's latest, and the callout says so.
     page.select_option("#accelerator-a", "v100")
     page.select_option("#accelerator-b", "b300")
@@ -397,7 +401,7 @@ def test_compare_two_accelerators_and_call_out_what_is_not_like_for_like(visit, 
     if "no MLPerf benchmark in common" not in status:
         assert page.locator("#pair-callouts").is_visible()
         assert "different rounds" in page.locator("#pair-callouts").inner_text()
-        assert page.locator("#pair-table tbody tr[data-like=no]").count() == rows.count()
+        assert page.locator("#pair-table tbody tr[data-like=yes]").count() == 0
     again = visit().go(url(out, "compare-accelerators.html", "a=a100-sxm4-80gb&b=tpu-v4"))
     again.wait_for_selector("#pair-table:not([hidden])")
     assert again.locator("#pair-table thead th").nth(1).inner_text().endswith("A100 SXM4 80GB")
@@ -405,11 +409,38 @@ def test_compare_two_accelerators_and_call_out_what_is_not_like_for_like(visit, 
     assert v.errors == []
 
 
+def test_compare_accelerators_follows_the_url_hash(visit, out):
+    v = visit()
+    page = v.go(url(out, "compare-accelerators.html", "a100-sxm4-80gb-vs-h100-sxm5-80gb"))
+    page.wait_for_selector("#pair-table:not([hidden])")
+    assert page.locator("#accelerator-a").input_value() == "a100-sxm4-80gb"
+    assert page.locator("#accelerator-b").input_value() == "h100-sxm5-80gb"
+    # Changing the selection writes the hash.
+    page.select_option("#accelerator-b", "tpu-v4")
+    page.wait_for_function("() => location.hash === '#a100-sxm4-80gb-vs-tpu-v4'")
+    assert page.locator("#pair-table thead th").nth(2).inner_text().endswith("TPU v4")
+    # A changed hash (a link, the back button, a hand edit) changes the selection.
+    page.evaluate("() => { location.hash = 'v100-vs-tpu-v3'; }")
+    page.wait_for_function("() => document.getElementById('accelerator-a').value === 'v100'")
+    assert page.locator("#accelerator-b").input_value() == "tpu-v3"
+    page.wait_for_selector("#pair-table:not([hidden])")
+    assert "TPU v3" in page.locator("#pair-table thead").inner_text()
+    page.go_back()
+    page.wait_for_function("() => document.getElementById('accelerator-b').value === 'tpu-v4'")
+    # An accelerator page's link opens the page with that accelerator chosen.
+    accelerator = v.go(url(out, "accelerators/tpu-v4.html"))
+    accelerator.locator("a.compare-link").click()
+    accelerator.wait_for_load_state("load")
+    assert accelerator.locator("#accelerator-a").input_value() == "tpu-v4"
+    assert accelerator.locator("#accelerator-b").input_value() == ""
+    assert v.errors == []
+
+
 def test_compare_results_calls_out_an_open_division_model(visit, out):
     v = visit()
     page = v.go(url(out, "compare.html", "board=mlperf-training-v1.1%2Fbert"))
     page.wait_for_selector("#compare-list li")
-    open_result = page.locator("#compare-list li", has_text="open")
+    open_result = page.locator("#compare-list li", has_text="tpu-v4-4096")
     closed_result = page.locator("#compare-list li", has_text="closed")
     open_result.first.locator("input").check()
     closed_result.first.locator("input").check()
@@ -417,6 +448,10 @@ def test_compare_results_calls_out_an_open_division_model(visit, out):
     assert callouts.is_visible()
     text = callouts.inner_text()
     assert "different divisions" in text and "open-division result" in text
+    # The two train different models, named with their sizes, and ran at different scales.
+    assert "They train different models" in text and "480B parameters" in text and "BERT-Large (the reference)" in text
+    assert "different scales" in text
+    assert "480B parameters" in page.locator("#compare-table").inner_text()
     assert v.errors == []
 
 

@@ -112,7 +112,7 @@ def built_site(factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(ROOT / "submissions", project / "submissions")
         add_hostile_submission(project)
         add_known_submission(project)
-        done = run_cli("build", "-q", cwd=project)
+        done = run_cli("build", "-q", cwd=project, timeout=1200)  # a loaded machine builds slowly
         assert done.code == 0, done.err
         _BUILT["project"] = project
     return _BUILT["project"]

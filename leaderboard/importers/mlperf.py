@@ -465,6 +465,22 @@ def _score_directory(
         data["result"]["energy"] = energy
         report.with_energy += 1
     notes = [*system.notes, *corrected]
+    model = round_.open_model_for(result.repo_path) if system.division == "open" else None
+    if model:
+        data = entry_with_model(data, model)
+        notes.append(f"model as {model['source']} states it (catalog/rounds.yaml open_models)")
     if notes:
         data["provenance"]["notes"] = notes
     return data, None
+
+
+def entry_with_model(data: dict, model: dict) -> dict:
+    """The entry with the catalog's `model` for an open result, placed after `system` as the
+    format orders its keys."""
+    named = {k: model[k] for k in ("name", "parameters") if k in model}
+    found = {}
+    for key, value in data.items():
+        found[key] = value
+        if key == "system":
+            found["model"] = named
+    return found

@@ -6,7 +6,7 @@ from dataclasses import astuple
 
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
-from leaderboard.render import model, progress
+from leaderboard.render import likeness, model, progress
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
 
@@ -91,6 +91,11 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
                 "size": len(division_rows),
                 # The charts draw every row of the division: they sit on the first page only.
                 "charts": charts_by_division[division] if k == 0 else [],
+                # Open divisions whose results train different models say so above their table
+                # (not published runs: each trains its own model, and the board says so).
+                "model_notice": likeness.open_division_notice(division_rows, board.benchmark.get("reference_model"))
+                if division == "open" and not family(board.round["kind"]).model_runs
+                else None,
             }
             for division, division_rows in board.divisions.items()
         ]

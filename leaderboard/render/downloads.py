@@ -251,6 +251,8 @@ def board_script(board: Board) -> str:
             "ranked": bool(r.get("ranked", True)),
             "date": r["date"],
             "model": r["model_name"],
+            "model_parameters": r["model_parameters"],
+            "model_text": r["model_text"],
             "verified": r["verified"],
             "source_url": r["source_url"],
             # What a leaderboard page needs to draw the row (site.js), formatted as the templates do.

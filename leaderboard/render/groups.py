@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from leaderboard.families import family
 from leaderboard.render import model
 from leaderboard.render.model import SiteData
 from leaderboard.render.writer import SiteWriter
@@ -71,7 +72,13 @@ def _accelerator_pages(site: SiteWriter) -> None:
         rows = [r for r in data.results if r["accelerator"] == accelerator["id"]]
         prices = [p for p in data.prices if p["accelerator"] == accelerator["id"]]
         site.page(
-            accelerator["path"], "accelerator.html", accelerator=accelerator, prices=prices, groups=_grouped(rows, data)
+            accelerator["path"],
+            "accelerator.html",
+            accelerator=accelerator,
+            prices=prices,
+            groups=_grouped(rows, data),
+            # The accelerator compare page holds the parts with results followed across rounds.
+            compared=any(family(r["round_kind"]).lineages for r in rows),
         )
 
 

@@ -8,7 +8,7 @@ import json
 
 from leaderboard.families import family
 from leaderboard.normalize import WEAK_SCALING_METRIC
-from leaderboard.render import lineage_charts, lineages
+from leaderboard.render import lineage_charts, lineages, pairs
 from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
 
@@ -94,14 +94,16 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                 "reference_model": segment.benchmark.get("reference_model"),
             }
         for row in lineage.rows:
-            if not row.get("ranked", True):
-                continue  # a self-reported result beside verified ones is never the one compared
+            if row.get("republished_from"):
+                continue  # a result published again is compared as its first publication
             results.append(
                 {
                     "id": row["entry_id"],
                     "path": row["path"],
                     "lineage": lineage.id,
                     "segment": lineages.segment_of(row),
+                    "benchmark_name": next(b["name"] for b in lineage.benchmarks if b["id"] == row["benchmark"]),
+                    "quality_target": row["quality_target"],
                     "round": row["round"],
                     "accelerator": row["accelerator"],
                     "division": row["division"],
@@ -114,6 +116,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                     "cost": row["cost_usd"],
                     "model": row["model_name"],
                     "verified": bool(row["verified"]),
+                    "ranked": bool(row.get("ranked", True)),
                 }
             )
     results.sort(key=lambda r: r["id"])
@@ -122,6 +125,31 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
         "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found if lineage.metric == "minutes"],
         "segments": benchmarks,
         "results": results,
+        "pairs": accelerator_pairs(found, results, rounds),
     }
     text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
     return f"window.leaderboardAccelerators = {text};\n"
+
+
+def accelerator_pairs(found: list[Lineage], results: list[dict], rounds: dict[str, dict]) -> dict[str, list[list[int]]]:
+    """For every two accelerators ("<a> <b>", ids in order) that ran a lineage each: per such
+    lineage [lineage index, index of a's result, index of b's result] in `results`, the pair
+    pairs.pick chooses. Chosen here, once, so the page and the tests agree on what is compared."""
+    dates = {k: r["date"] for k, r in rounds.items()}
+    index = {r["id"]: i for i, r in enumerate(results)}
+    by_lineage: dict[str, dict[str, list[dict]]] = {}
+    for row in results:
+        if row["segment"] is not None:
+            by_lineage.setdefault(row["lineage"], {}).setdefault(row["accelerator"], []).append(row)
+    found_pairs: dict[str, list[list[int]]] = {}
+    for number, lineage in enumerate(found):
+        rows_of = by_lineage.get(lineage.id, {})
+        names = sorted(rows_of)
+        for i, first in enumerate(names):
+            for second in names[i + 1 :]:
+                pair = pairs.pick(rows_of[first], rows_of[second], dates)
+                if pair is not None:
+                    found_pairs.setdefault(f"{first} {second}", []).append(
+                        [number, index[pair.a["id"]], index[pair.b["id"]]]
+                    )
+    return dict(sorted(found_pairs.items()))

@@ -15,6 +15,7 @@ from pathlib import Path
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
+from leaderboard.render import likeness
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
@@ -178,6 +179,7 @@ def _load(query) -> SiteData:
         row["submitter_path"] = submitter_path(row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])
         row["verified_note"] = None if row.get("verified") else unverified_note(row["round_kind"])
+        row["model_text"] = likeness.model_text(row.get("model_name"), row.get("model_parameters"))
         row["run_rows"] = runs.get(row["entry_id"], [])
         row["progress_rows"] = progress.get(row["entry_id"], [])
 

@@ -1,6 +1,6 @@
-// The accelerator compare page: two accelerators side by side on every MLPerf benchmark both
-// ran, from the same round where they met, else each one's latest, and what makes a pair not
-// like for like called out above the table. Data: data/accelerator-results.js (a script, for file://).
+// The accelerator compare page: two accelerators side by side on every MLPerf benchmark lineage
+// both ran, the pair chosen at build time (same benchmark, same or nearest chip count, nearest
+// rounds), and what makes a pair not like for like called out above the table. Data: data/accelerator-results.js (a script, for file://).
 (function () {
   "use strict";
   var data = window.leaderboardAccelerators;
@@ -27,54 +27,40 @@
     var option = selects[0].querySelector('option[value="' + CSS.escape(id) + '"]');
     return option ? option.textContent : id;
   }
-  function roundDate(row) { return data.rounds[row.round] ? data.rounds[row.round].date : ""; }
   function comparable(row) { return row.division === "closed" && row.availability === "available"; }
-  function fastest(rows) {
-    return rows.slice().sort(function (x, y) { return x.minutes - y.minutes || (x.id < y.id ? -1 : 1); })[0];
+  function benchmarkLabel(row) {
+    var segment = data.segments[row.segment];
+    return segment ? segment.label : row.benchmark_name + " (target " + row.quality_target + ")";
   }
-  function preferred(rows) {
-    var closed = rows.filter(comparable);
-    return closed.length ? closed : rows;
-  }
-  function latest(rows) {
-    var newest = rows.reduce(function (best, row) { return roundDate(row) > best ? roundDate(row) : best; }, "");
-    return fastest(rows.filter(function (row) { return roundDate(row) === newest; }));
-  }
-  // The pair for one benchmark lineage: same round (and segment) where both ran, the latest
-  // such; in it the largest chip count both ran; else each one's latest result.
-  function pick(rowsA, rowsB) {
-    rowsA = preferred(rowsA);
-    rowsB = preferred(rowsB);
-    var key = function (row) { return row.segment + "|" + row.round; };
-    var keysB = {};
-    rowsB.forEach(function (row) { keysB[key(row)] = true; });
-    var common = rowsA.filter(function (row) { return keysB[key(row)]; })
-      .sort(function (x, y) { return roundDate(y).localeCompare(roundDate(x)) || key(x).localeCompare(key(y)); });
-    if (!common.length) return { a: latest(rowsA), b: latest(rowsB), sameRound: false, sameScale: false };
-    var shared = key(common[0]);
-    var inA = rowsA.filter(function (row) { return key(row) === shared; });
-    var inB = rowsB.filter(function (row) { return key(row) === shared; });
-    var chipsB = inB.map(function (row) { return row.chips; });
-    var counts = inA.map(function (row) { return row.chips; }).filter(function (c) { return chipsB.indexOf(c) >= 0; });
-    if (!counts.length) return { a: fastest(inA), b: fastest(inB), sameRound: true, sameScale: false };
-    var scale = Math.max.apply(null, counts);
-    var at = function (row) { return row.chips === scale; };
-    return { a: fastest(inA.filter(at)), b: fastest(inB.filter(at)), sameRound: true, sameScale: true };
+  // The pair per benchmark lineage was chosen when the site was built (leaderboard/render/pairs.py):
+  // same benchmark, both trusted, the same or nearest chip count, the nearest rounds.
+  function pairsOf(first, second) {
+    var swapped = first > second;
+    var found = data.pairs[swapped ? second + " " + first : first + " " + second] || [];
+    return found.map(function (item) {
+      var x = data.results[item[1]], y = data.results[item[2]];
+      var pair = swapped ? { a: y, b: x } : { a: x, b: y };
+      pair.lineage = data.lineages[item[0]];
+      pair.sameRound = pair.a.round === pair.b.round;
+      pair.sameScale = pair.a.chips === pair.b.chips;
+      pair.sameBenchmark = pair.a.segment === pair.b.segment;
+      pair.trusted = pair.a.verified && pair.b.verified && pair.a.ranked && pair.b.ranked && comparable(pair.a) && comparable(pair.b);
+      return pair;
+    });
   }
   function notesFor(title, pair) {
     var notes = [];
     var a = pair.a, b = pair.b;
-    if (!pair.sameRound) {
-      notes.push(title + ": results from different rounds (" + data.rounds[a.round].name + " and " +
-        data.rounds[b.round].name + "); software, rules and systems changed in between.");
-    }
-    if (a.segment !== b.segment) {
-      notes.push(title + ": different benchmarks or quality targets (" + data.segments[a.segment].label + " and " +
-        data.segments[b.segment].label + ").");
+    if (!pair.sameBenchmark) {
+      notes.push(title + ": different benchmarks or quality targets (" + benchmarkLabel(a) + " and " + benchmarkLabel(b) + ").");
     }
     if (!pair.sameScale) {
       notes.push(title + ": different chip counts (" + number(a.chips, 0) + " and " + number(b.chips, 0) +
-        "): times at different scales are not like for like.");
+        "; the nearest the two ran): times at different scales are not like for like.");
+    }
+    if (!pair.sameRound) {
+      notes.push(title + ": results from different rounds (" + data.rounds[a.round].name + " and " +
+        data.rounds[b.round].name + "); software, rules and systems changed in between.");
     }
     [a, b].forEach(function (row) {
       var who = name(row.accelerator);
@@ -84,6 +70,7 @@
           (reference ? ", not the reference " + reference : "") + ".");
       }
       if (row.availability !== "available") notes.push(title + ", " + who + ": a " + row.availability + " system, not commercially available.");
+      if (!row.verified) notes.push(title + ", " + who + ": self-reported; Result not verified by MLCommons Association.");
     });
     return notes;
   }
@@ -92,43 +79,59 @@
     element.textContent = text;
     return element;
   }
+  // Every cell names what MLPerf's guidelines ask a comparison to name: the benchmark, round,
+  // division, chip count and availability, and whether MLCommons verified the result.
   function resultCell(row) {
     var td = document.createElement("td");
     var link = cell("a", number(row.minutes, 3) + " min");
     link.href = base + row.path;
     td.appendChild(link);
     td.appendChild(document.createElement("br"));
-    td.appendChild(cell("small", number(row.chips, 0) + " chips, " + data.rounds[row.round].name + ", " + row.division + ", " +
-      row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " + usd(row.cost) + " on-demand; " + row.submitter));
+    td.appendChild(cell("small", benchmarkLabel(row) + ", " + data.rounds[row.round].name + ", " + row.division + " division, " +
+      number(row.chips, 0) + " chips, " + row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " +
+      usd(row.cost) + " on-demand; " + row.submitter));
     if (!row.verified) {
       td.appendChild(document.createElement("br"));
-      var note = cell("small", "Result not verified by MLCommons Association");
+      var note = cell("small", "Self-reported: Result not verified by MLCommons Association");
       note.className = "unverified";
       td.appendChild(note);
     }
     return td;
   }
+  // The URL fragment names the pair, #<first>-vs-<second> (ids may hold hyphens: the split is
+  // the one that names two accelerators of the page); the older #a=<first>&b=<second> is read too.
+  function known(id) { return !!(id && selects[0].querySelector('option[value="' + CSS.escape(id) + '"]')); }
+  function fromHash() {
+    var hash = decodeURIComponent(location.hash.replace(/^#/, ""));
+    if (hash.indexOf("=") >= 0) {
+      var params = new URLSearchParams(hash);
+      return [params.get("a") || "", params.get("b") || ""];
+    }
+    var at = hash.indexOf("-vs-");
+    while (at >= 0) {
+      var first = hash.slice(0, at), second = hash.slice(at + 4);
+      if (known(first) && known(second)) return [first, second];
+      at = hash.indexOf("-vs-", at + 1);
+    }
+    return [known(hash) ? hash : "", ""];
+  }
+  function toHash(ids) {
+    if (ids[0] && ids[1]) return "#" + ids[0] + "-vs-" + ids[1];
+    return ids[0] ? "#" + ids[0] : "";
+  }
   function render() {
     var ids = selects.map(function (s) { return s.value; });
-    var params = new URLSearchParams();
-    if (ids[0]) params.set("a", ids[0]);
-    if (ids[1]) params.set("b", ids[1]);
-    history.replaceState(null, "", params.toString() ? "#" + params.toString() : location.pathname + location.search);
+    var hash = toHash(ids);
+    if (hash !== location.hash) history.replaceState(null, "", hash || location.pathname + location.search);
     table.hidden = true;
     callouts.hidden = true;
     if (!ids[0] || !ids[1]) { status.textContent = "Pick two accelerators."; return; }
     if (ids[0] === ids[1]) { status.textContent = "Pick two different accelerators."; return; }
-    var pairs = [];
-    data.lineages.forEach(function (lineage) {
-      var rows = ids.map(function (id) {
-        return data.results.filter(function (r) { return r.lineage === lineage.id && r.accelerator === id; });
-      });
-      if (rows[0].length && rows[1].length) pairs.push({ lineage: lineage, pair: pick(rows[0], rows[1]) });
-    });
+    var pairs = pairsOf(ids[0], ids[1]);
     if (!pairs.length) { status.textContent = name(ids[0]) + " and " + name(ids[1]) + " ran no MLPerf benchmark in common."; return; }
     status.textContent = name(ids[0]) + " and " + name(ids[1]) + " both ran " + pairs.length + " benchmark" + (pairs.length > 1 ? "s" : "") + ".";
     var notes = [];
-    pairs.forEach(function (p) { notes = notes.concat(notesFor(p.lineage.title, p.pair)); });
+    pairs.forEach(function (p) { notes = notes.concat(notesFor(p.lineage.title, p)); });
     var list = callouts.querySelector("ul");
     list.textContent = "";
     notes.forEach(function (text) { list.appendChild(cell("li", text)); });
@@ -148,19 +151,23 @@
       var th = cell("th", p.lineage.title);
       th.scope = "row";
       row.appendChild(th);
-      row.appendChild(resultCell(p.pair.a));
-      row.appendChild(resultCell(p.pair.b));
-      var like = p.pair.sameRound && p.pair.sameScale && p.pair.a.segment === p.pair.b.segment;
-      row.appendChild(cell("td", like ? number(p.pair.a.minutes / p.pair.b.minutes, 2) + "×" : "not like for like"));
-      row.dataset.like = like ? "yes" : "no";
+      row.appendChild(resultCell(p.a));
+      row.appendChild(resultCell(p.b));
+      // A speed-up only between like results: same benchmark and chip count, both verified,
+      // closed-division and available; from two rounds it says so.
+      var like = p.sameBenchmark && p.sameScale && p.trusted;
+      var ratio = number(p.a.minutes / p.b.minutes, 2) + "×";
+      row.appendChild(cell("td", !like ? "not like for like" : p.sameRound ? ratio : ratio + " (different rounds)"));
+      row.dataset.like = !like ? "no" : p.sameRound ? "yes" : "rounds";
       body.appendChild(row);
     });
     table.hidden = false;
   }
-  var params = new URLSearchParams(location.hash.replace(/^#/, ""));
-  [params.get("a"), params.get("b")].forEach(function (id, i) {
-    if (id && selects[i].querySelector('option[value="' + CSS.escape(id) + '"]')) selects[i].value = id;
-  });
+  function follow() {
+    fromHash().forEach(function (id, i) { selects[i].value = known(id) ? id : ""; });
+    render();
+  }
   selects.forEach(function (s) { s.addEventListener("change", render); });
-  render();
+  window.addEventListener("hashchange", follow);
+  follow();
 })();

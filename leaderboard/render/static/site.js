@@ -98,7 +98,10 @@
     tr.appendChild(submitter);
     var system = element("td");
     system.appendChild(link(r.system, r.path));
-    if (r.model) { system.appendChild(element("br")); system.appendChild(element("small", r.model)); }
+    if (r.model_text || r.division === "open") {
+      system.appendChild(element("br"));
+      system.appendChild(element("small", r.model_text ? "Model: " + r.model_text : "Model not stated", "model"));
+    }
     if (r.models) { system.appendChild(element("br")); system.appendChild(element("small", modelsText(r.models, r.models_per_minute), "models")); }
     if (r.verified_note) { system.appendChild(element("br")); system.appendChild(element("small", r.verified_note, "unverified")); }
     if (r.republished_note) { system.appendChild(element("br")); var rep = element("small", "", "republished"); rep.appendChild(link(r.republished_note, r.republished_path)); system.appendChild(rep); }
@@ -373,11 +376,17 @@
       if (rows.length >= 2) {
         if (divisions.length > 1) notes.push("They are from different divisions (" + divisions.join(" and ") + "), which are ranked apart: the open division may change the model and rules.");
         rows.forEach(function (r) {
-          if (r.division === "open") notes.push(r.submitter + ": " + r.system + " is an open-division result" + (r.model ? " training " + r.model : " with a model or rules of its own") + (board.reference_model ? ", not the reference " + board.reference_model : "") + ".");
+          if (r.division === "open") notes.push(r.submitter + ": " + r.system + " is an open-division result" + (r.model_text ? " training " + r.model_text : " with a model or rules of its own") + (board.reference_model ? ", not the reference " + board.reference_model : "") + ".");
           if (r.availability !== "available") notes.push(r.submitter + ": " + r.system + " is a " + r.availability + " system, not commercially available.");
         });
+        // The model each trains: the reference in the closed division, the named one (or none) in the open.
+        var models = rows.map(function (r) {
+          if (r.division !== "open") return board.reference_model ? board.reference_model + " (the reference)" : "the reference model";
+          return r.model_text || "a model it does not name";
+        }).filter(function (m, i, all) { return all.indexOf(m) === i; });
+        if (models.length > 1) notes.push("They train different models (" + models.join("; ") + "): their times measure different amounts of work.");
         var chips = rows.map(function (r) { return r.chips; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
-        if (chips.length > 1) notes.push("They ran at different scales (" + chips.map(function (c) { return number(c, 3); }).join(", ") + " chips).");
+        if (chips.length > 1) notes.push("They ran at different scales (" + chips.map(function (c) { return number(c, 3); }).join(", ") + " chips): a time at one scale says little about another.");
       }
       callouts.textContent = "";
       notes.forEach(function (text) { callouts.appendChild(cell("li", text)); });
@@ -418,7 +427,9 @@
         return r.rank === null ? "—" : r.rank + " in the " + r.division + " division";
       }]);
       fields.push(["Date", function (r) { return r.date; }]);
-      fields.push(["Model", function (r) { return r.model || "—"; }]);
+      fields.push(["Model", function (r) {
+        return r.model_text || (r.division === "open" ? "not stated" : (board.reference_model || "—") + " (the reference)");
+      }]);
       fields.push(["MLCommons review", function (r) { return r.verified ? "verified" : "Result not verified by MLCommons Association"; }]);
       fields.forEach(function (field) {
         var tr = document.createElement("tr");

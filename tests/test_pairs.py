@@ -1,0 +1,103 @@
+"""The pair the accelerator compare page shows per benchmark lineage: the same benchmark, trusted
+results, the same or nearest chip count, the nearest rounds (pure functions, one row per case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.render import pairs
+
+DATES = {"r1": "2020-01-01", "r2": "2020-07-01", "r3": "2021-01-01", "r4": "2022-01-01"}
+
+
+def result(
+    id_, round_, chips, minutes, segment="bert@0.72", division="closed", availability="available", verified=True
+):
+    return {
+        "id": id_,
+        "round": round_,
+        "chips": chips,
+        "minutes": minutes,
+        "segment": segment,
+        "division": division,
+        "availability": availability,
+        "verified": verified,
+        "ranked": verified,
+    }
+
+
+CASES = [
+    # (why, first accelerator's results, second's, expected pair of ids)
+    (
+        "a matched scale in adjacent rounds beats mismatched scales in one round",
+        [result("a-r2-8", "r2", 8, 20.0), result("a-r3-64", "r3", 64, 3.0)],
+        [result("b-r3-8", "r3", 8, 10.0), result("b-r3-512", "r3", 512, 1.0)],
+        ("a-r2-8", "b-r3-8"),
+    ),
+    (
+        "in one round at one scale, the fastest of each",
+        [result("a-slow", "r3", 8, 30.0), result("a-fast", "r3", 8, 20.0)],
+        [result("b-fast", "r3", 8, 9.0), result("b-slow", "r3", 8, 12.0)],
+        ("a-fast", "b-fast"),
+    ),
+    (
+        "same scale in two rounds each: the nearest rounds, then the newest",
+        [result("a-r1", "r1", 8, 20.0), result("a-r3", "r3", 8, 18.0)],
+        [result("b-r1", "r1", 8, 10.0), result("b-r3", "r3", 8, 9.0)],
+        ("a-r3", "b-r3"),
+    ),
+    (
+        "several shared scales in one round: the larger",
+        [result("a-8", "r3", 8, 20.0), result("a-64", "r3", 64, 3.0)],
+        [result("b-8", "r3", 8, 10.0), result("b-64", "r3", 64, 2.0)],
+        ("a-64", "b-64"),
+    ),
+    (
+        "no shared scale: the nearest (ratio), 64 and 128 before 64 and 8",
+        [result("a-64", "r3", 64, 3.0)],
+        [result("b-8", "r3", 8, 10.0), result("b-128", "r4", 128, 1.0)],
+        ("a-64", "b-128"),
+    ),
+    (
+        "the same benchmark target before a matched scale",
+        [result("a-old", "r1", 8, 20.0, segment="bert@0.712"), result("a-new", "r3", 64, 3.0)],
+        [result("b-new", "r3", 8, 10.0)],
+        ("a-new", "b-new"),
+    ),
+    (
+        "a verified result before a self-reported one at the same scale",
+        [result("a-8", "r3", 8, 20.0)],
+        [result("b-self", "r3", 8, 1.0, verified=False), result("b-verified", "r1", 16, 12.0)],
+        ("a-8", "b-verified"),
+    ),
+    (
+        "closed and available before an open or research result at the same scale",
+        [result("a-8", "r3", 8, 20.0)],
+        [
+            result("b-open", "r3", 8, 1.0, division="open"),
+            result("b-research", "r3", 8, 2.0, availability="research"),
+            result("b-closed", "r3", 16, 9.0),
+        ],
+        ("a-8", "b-closed"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("why", "rows_a", "rows_b", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_pick(why, rows_a, rows_b, expected):
+    pair = pairs.pick(rows_a, rows_b, DATES)
+    assert (pair.a["id"], pair.b["id"]) == expected, why
+
+
+def test_pick_without_results_on_one_side():
+    assert pairs.pick([result("a", "r1", 8, 1.0)], [], DATES) is None
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [(8, 8, 0.0), (8, 16, 1.0), (64, 128, 1.0), (512, 64, 3.0)])
+def test_chip_distance(a, b, expected):
+    assert pairs.chip_distance(a, b) == expected
+
+
+def test_pair_says_what_differs():
+    pair = pairs.Pair(result("a", "r1", 8, 2.0), result("b", "r2", 8, 1.0, segment="bert@0.712"))
+    assert (pair.same_scale, pair.same_round, pair.same_benchmark) == (True, False, False)
