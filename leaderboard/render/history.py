@@ -83,9 +83,9 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     by side (a <script>, as fetch() fails on file://)."""
     benchmarks = {}
     results = []
+    # weak scaling: models trained at once are compared on their own boards
+    found = [lineage for lineage in found if lineage.metric == "minutes"]
     for lineage in found:
-        if lineage.metric != "minutes":
-            continue  # weak scaling: models trained at once are compared on their own boards
         for segment in lineage.segments:
             benchmarks[segment.key] = {
                 "lineage": lineage.id,
@@ -122,7 +122,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     results.sort(key=lambda r: r["id"])
     payload = {
         "rounds": {k: {"name": r["name"], "date": r["date"]} for k, r in rounds.items() if family(r["kind"]).lineages},
-        "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found if lineage.metric == "minutes"],
+        "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
         "segments": benchmarks,
         "results": results,
         "pairs": accelerator_pairs(found, results, rounds),
