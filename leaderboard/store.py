@@ -285,27 +285,19 @@ def _statement_rows(db: str | Path, sql: str, batch_rows: int):
     try:
         with engine.connect() as connection:
             connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+            # binary=True sends the query through the extended protocol, which runs one statement
+            # at most (psycopg would send it as a simple query otherwise). The driver receives
+            # the whole result; Python takes it a batch at a time. No parameters, so '%' is SQL
+            # (LIKE 'a%'), not a placeholder.
             cursor = connection.connection.driver_connection.cursor()
-            # stream(): the extended protocol (one statement at most), rows as the server sends
-            # them; no parameters, so '%' is SQL (LIKE 'a%'), not a placeholder.
-            rows = cursor.stream(sql)
-            first = next(rows, None)
-            names = [d.name for d in cursor.description] if cursor.description else []
-            yield names, _batched(first, rows, batch_rows)
+            try:
+                cursor.execute(sql, binary=True)
+                names = [d.name for d in cursor.description] if cursor.description else []
+                yield names, iter(lambda: [tuple(row) for row in cursor.fetchmany(batch_rows)], [])
+            finally:
+                cursor.close()
     finally:
         engine.dispose()
-
-
-def _batched(first: tuple | None, rows: Iterator[tuple], size: int) -> Iterator[list[tuple]]:
-    if first is None:
-        return
-    batch = [tuple(first)]
-    for row in rows:
-        if len(batch) == size:
-            yield batch
-            batch = []
-        batch.append(tuple(row))
-    yield batch
 
 
 def error_text(error: Exception) -> str:
