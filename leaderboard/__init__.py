@@ -13,16 +13,25 @@ from pathlib import Path
 import leaderboard.validate as _validate_module
 
 DEFAULT_DB = "leaderboard.duckdb"
+# The environment variable that names the database when no path does (the CLI's --db too).
+DB_ENV = "LEADERBOARD_DB"
 
 
-def connect(db: str | Path = DEFAULT_DB):
-    """A read-only DuckDB connection to the built database."""
+def database(db: str | Path | None = None) -> str | Path:
+    """`db`, else $LEADERBOARD_DB, else leaderboard.duckdb in the current folder."""
+    import os
+
+    return db if db is not None else os.environ.get(DB_ENV) or DEFAULT_DB
+
+
+def connect(db: str | Path | None = None):
+    """A read-only DuckDB connection to the built database (see database())."""
     from leaderboard.store import connect as _connect
 
-    return _connect(db)
+    return _connect(database(db))
 
 
-def results(db: str | Path = DEFAULT_DB, **filters):
+def results(db: str | Path | None = None, **filters):
     """The `results` table as a pandas DataFrame; keyword filters are column = value
     (a list or tuple means any of), for example results(benchmark="resnet", division="closed")."""
     from leaderboard.store import results as table

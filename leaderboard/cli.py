@@ -13,16 +13,15 @@ from pathlib import Path
 
 import click
 
-from leaderboard import tables
 from leaderboard.cli_archives import fetch_archives, importable_archives
-from leaderboard.cli_common import Failure
+from leaderboard.cli_common import DB, Failure
 from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
+from leaderboard.cli_query import query
 from leaderboard.cli_serve import serve
 from leaderboard.families import family
 from leaderboard.problems import Problem
 
-DEFAULT_DB = "leaderboard.duckdb"
 REIMPORTED = (
     "A fresh import (DIR/submissions, DIR/catalog/verified, DIR/catalog/imported) the trusted job wrote into an "
     "empty folder from checksummed archives: importer-written files must be byte-identical to it."
@@ -36,7 +35,7 @@ CATALOG = click.option(
 
 @click.group(
     context_settings={"help_option_names": ["-h", "--help"]},
-    commands=[import_compute, import_dawnbench, fetch_archives, importable_archives, serve],
+    commands=[import_compute, import_dawnbench, fetch_archives, importable_archives, query, serve],
 )
 @click.version_option(package_name="leaderboard")
 def main() -> None:
@@ -139,7 +138,7 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
 @main.command()
 @click.option("--submissions", default="submissions", show_default=True, type=click.Path(path_type=Path))
 @CATALOG
-@click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB file, or a SQLAlchemy URL.")
+@DB
 @click.option("--out", default="site", show_default=True, type=click.Path(path_type=Path), help="Site folder.")
 @click.option(
     "--base-url",
@@ -147,8 +146,11 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     help="Where the site is published (default: base_url of catalog/site.yaml, if any): "
     "absolute feed links, sitemap.xml, robots.txt, canonical links.",
 )
+@click.option("--db-only", is_flag=True, help="Write the database only, not the site (--out is not touched).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: str | None, quiet: bool) -> None:
+def build(
+    submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: str | None, db_only: bool, quiet: bool
+) -> None:
     """Validate everything, then write the database and the site.
 
     Nothing is written when any file is invalid; the previous database and site stay.
@@ -162,7 +164,9 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: st
 
     try:
         with _progress(quiet) as progress:
-            outcome = run_build(submissions, catalog_dir, db, out, progress=progress, base_url=base_url)
+            outcome = run_build(
+                submissions, catalog_dir, db, None if db_only else out, progress=progress, base_url=base_url
+            )
     except (BuildLocked, CheckFailed) as error:
         raise Failure(str(error)) from None
     if not outcome.ok:
@@ -170,53 +174,8 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: st
         raise Failure(f"{len(outcome.problems)} problems: nothing was built (the previous database and site stay)")
     click.echo(f"{outcome.entries} results")
     click.echo(f"database: {Path(db).resolve() if '://' not in db else db}")
-    click.echo(f"site:     {(outcome.site / 'index.html').resolve()}")
-
-
-class _SqlCommand(click.Command):
-    """A command whose SQL may start with a comment: click takes any word starting with "--" for
-    an option, but one with whitespace before any "=" names no option, so it is the SQL."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        sql = [a for a in args if a.startswith("--") and any(c.isspace() for c in a.split("=", 1)[0])]
-        if sql and "--" not in args:
-            args = [a for a in args if a not in sql] + ["--", *sql]
-        return super().parse_args(ctx, args)
-
-
-@main.command(cls=_SqlCommand)
-@click.argument("sql")
-@click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB file, or a SQLAlchemy URL.")
-@click.option("--format", "fmt", type=click.Choice(list(tables.FORMATS)), default="table", show_default=True)
-@click.option(
-    "--max-width",
-    type=click.IntRange(min=0),
-    help="Widest the table may be, in characters (default: the terminal's width, at least 120); "
-    "longer values wrap in their cell, never cut. 0: no limit, every value on one line.",
-)
-def query(sql: str, db: str, fmt: str, max_width: int | None) -> None:
-    """Run a read-only SQL query against the database.
-
-    SQL is one statement (SELECT, WITH, DESCRIBE, SHOW, ...) and may start with a comment (-- ...);
-    give - to read it from stdin. A bad query prints the database's whole message, hints included.
-    Dates are DATE values, written YYYY-MM-DD in every format.
-    """
-    import duckdb
-    import sqlalchemy
-
-    from leaderboard import store
-
-    if sql == "-":
-        sql = sys.stdin.read()
-    try:
-        names, rows = store.run_query(db, sql)
-    except (FileNotFoundError, PermissionError, store.EmptyQuery) as error:
-        raise Failure(str(error)) from None
-    except (duckdb.Error, sqlalchemy.exc.SQLAlchemyError) as error:
-        raise Failure(f"query failed: {store.error_text(error)}") from None
-    tables.write(names, rows, fmt, sys.stdout, max_width)
-    if fmt == "table":
-        click.echo(f"{len(rows)} row{'' if len(rows) == 1 else 's'}", err=True)
+    if outcome.site is not None:
+        click.echo(f"site:     {(outcome.site / 'index.html').resolve()}")
 
 
 @main.command()

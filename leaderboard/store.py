@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -33,6 +32,7 @@ from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of s
     run_table,
     table_docs,
 )
+from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement  # noqa: F401
 
 
 def is_url(db: str | Path) -> bool:
@@ -217,31 +217,88 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-_WRITE_WORDS = re.compile(
-    r"^\s*(insert|update|delete|create|drop|alter|attach|detach|copy|export|import|install|load|pragma|set|"
-    r"checkpoint|vacuum|call|begin|commit|rollback|use|truncate|grant|revoke)\b",
-    re.IGNORECASE,
-)
+class QueryFailed(Exception):
+    """The database refused or failed a query: its own whole message (see error_text)."""
 
 
-_COMMENTS = re.compile(r"--[^\n]*|/\*.*?(\*/|$)", re.DOTALL)
-
-
-class EmptyQuery(ValueError):
-    """The SQL holds no statement: nothing but whitespace and comments."""
+# Rows fetched from the database at a time, and handed on as one batch.
+BATCH_ROWS = 1_000
 
 
 def run_query(db: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run one read-only statement; column names and rows."""
-    # Comments may hide the first word; stripping them naively (a '--' inside a string cuts the
-    # rest) is enough to see whether anything is left and what the statement starts with.
-    statement = _COMMENTS.sub(" ", sql).strip()
-    if not statement:
-        raise EmptyQuery("no SQL to run: give one statement, such as SELECT * FROM results LIMIT 5")
-    if _WRITE_WORDS.match(statement) or ";" in statement.rstrip(";"):
-        raise PermissionError("only a single read-only query (SELECT, WITH, DESCRIBE, SHOW, ...) is allowed")
-    with reading(db) as query:
-        return query(sql)
+    """Run one read-only statement; column names and every row (see streaming)."""
+    with streaming(db, sql) as (names, batches):
+        return names, [row for batch in batches for row in batch]
+
+
+@contextmanager
+def streaming(
+    db: str | Path, sql: str, batch_rows: int = BATCH_ROWS
+) -> Iterator[tuple[list[str], Iterator[list[tuple]]]]:
+    """One read-only statement's column names and its rows, in batches fetched from the
+    database as they are read: a large result never sits in memory whole.
+
+    DuckDB's own parser (statements.single_statement) says whether `sql` is one read-only
+    statement, on either backend: EmptyQuery or RefusedQuery when it is not. On PostgreSQL,
+    SQL that DuckDB's parser cannot read goes to the server as given: it runs in a read-only
+    transaction, sent through the extended protocol, which runs one statement at most. Any
+    failure of the database is a QueryFailed with the database's own message."""
+    server = is_url(db)
+    try:
+        statement = single_statement(sql)
+    except duckdb.ParserException as error:
+        if not server:
+            raise QueryFailed(error_text(error)) from None
+        statement = sql
+    try:
+        with _statement_rows(db, statement if not server else sql, batch_rows) as (names, batches):
+            yield names, _failing_as_query_failed(batches)
+    except (duckdb.Error, sa.exc.SQLAlchemyError, _DriverError) as error:
+        raise QueryFailed(error_text(error)) from None
+
+
+def _failing_as_query_failed(batches: Iterator[list[tuple]]) -> Iterator[list[tuple]]:
+    try:
+        yield from batches
+    except (duckdb.Error, sa.exc.SQLAlchemyError, _DriverError) as error:
+        raise QueryFailed(error_text(error)) from None
+
+
+try:  # PostgreSQL's driver, an optional dependency: its errors come through the raw cursor
+    from psycopg import Error as _DriverError
+except ImportError:  # pragma: no cover - without psycopg there is no PostgreSQL backend
+
+    class _DriverError(Exception):  # type: ignore[no-redef]
+        pass
+
+
+@contextmanager
+def _statement_rows(db: str | Path, sql: str, batch_rows: int):
+    if not is_url(db):
+        with connect(db) as connection:
+            cursor = connection.execute(sql)
+            if cursor is None:  # DuckDB runs nothing for SQL that is only comments
+                raise EmptyQuery("no SQL to run: the statement is empty")
+            names = [d[0] for d in cursor.description] if cursor.description else []
+            yield names, iter(lambda: cursor.fetchmany(batch_rows), [])
+        return
+    engine = engine_for(db)
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+            # binary=True sends the query through the extended protocol, which runs one statement
+            # at most (psycopg would send it as a simple query otherwise). The driver receives
+            # the whole result; Python takes it a batch at a time. No parameters, so '%' is SQL
+            # (LIKE 'a%'), not a placeholder.
+            cursor = connection.connection.driver_connection.cursor()
+            try:
+                cursor.execute(sql, binary=True)
+                names = [d.name for d in cursor.description] if cursor.description else []
+                yield names, iter(lambda: [tuple(row) for row in cursor.fetchmany(batch_rows)], [])
+            finally:
+                cursor.close()
+    finally:
+        engine.dispose()
 
 
 def error_text(error: Exception) -> str:

@@ -1,69 +1,238 @@
-"""Query results written out for people and programs: a table for the terminal, CSV, JSON and
-Markdown (what `leaderboard query --format` prints; store.run_query gives the rows).
+"""Query results written out for people and programs, as the rows arrive: a table for the
+terminal, CSV, JSON and Markdown (what `leaderboard query --format` prints; store.streaming gives the rows).
+
+One rule for every value in every format (value_text): NULL is `NULL` in the table and
+Markdown, an empty field in CSV and null in JSON, never the same as the empty text '' (empty in
+the table and Markdown, "" in CSV, "" in JSON); booleans are true and false; a float is the
+shortest text that reads back as its value rounded to 15 significant digits (0.1 + 0.2 is 0.3,
+64 is 64.0, 1e-07 stays 1e-07), NaN and infinities are NaN, Infinity and -Infinity; dates are
+YYYY-MM-DD; lists and structs are JSON.
 """
 
 from __future__ import annotations
 
-import csv
+import datetime as dt
 import json
+import math
+from collections.abc import Iterable
+from decimal import Decimal
+from itertools import chain
 from typing import TextIO
 
 FORMATS = ("table", "csv", "json", "markdown")
+NULL = "NULL"  # how the table and Markdown show a missing value (as DuckDB's CLI and the SQL page do)
+SIGNIFICANT_DIGITS = 15  # past these, a double's digits are binary noise (0.30000000000000004)
 
 
-def write(names: list[str], rows: list[tuple], fmt: str, out: TextIO, max_width: int | None = None) -> None:
-    """Rows in one of FORMATS. Dates and other values JSON has no type for are written as text
-    (a date as YYYY-MM-DD); `max_width` is the table's (None: the terminal's, at least 120; 0: no limit)."""
-    if fmt == "json":
-        out.write(json.dumps([dict(zip(names, row, strict=True)) for row in rows], indent=2, default=str) + "\n")
-    elif fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows(rows)
-    elif fmt == "markdown":
-        out.write(markdown(names, rows))
-    elif fmt == "table":
-        print_table(names, rows, out, max_width)
-    else:
+def write(names: list[str], batches: Iterable[list[tuple]], fmt: str, out: TextIO, max_width: int | None = None) -> int:
+    """Rows in one of FORMATS, written batch by batch as they come; the number of rows.
+    `max_width` is the table's (None: the terminal's, at least 120; 0: no limit, which reads the
+    whole result before the first line, to know each column's widest value)."""
+    writers = {"json": _write_json, "csv": _write_csv, "markdown": _write_markdown}
+    if fmt == "table":
+        return print_table(names, batches, out, max_width)
+    if fmt not in writers:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    return writers[fmt](names, batches, out)
 
 
-def print_table(names: list[str], rows: list[tuple], out: TextIO, max_width: int | None) -> None:
-    """A boxed table (rich). A long value wraps onto more lines of its cell, never cut with "…";
-    with max_width 0 the table is as wide as its widest values, each on one line."""
-    from rich.console import Console
-    from rich.measure import Measurement
-    from rich.table import Table
-
-    table = Table(*names, show_lines=False)
-    for column in table.columns:
-        column.overflow = "fold"
-        column.no_wrap = max_width == 0
-    for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
-    if max_width == 0:
-        unbounded = Console(width=10**6)
-        max_width = Measurement.get(unbounded, unbounded.options, table).maximum
-    elif max_width is None:
-        max_width = max(120, Console().width)
-    Console(width=max_width, file=out).print(table)
+def plain(value: object) -> object:
+    """A value as JSON has it: None, bool, int, float (rounded as value_text says), text, list, dict."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return _rounded(value)
+    if isinstance(value, Decimal):
+        return (
+            int(value) if value == value.to_integral_value() and value.as_tuple().exponent >= 0 else plain(float(value))
+        )
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    return str(value)
 
 
-def markdown(names: list[str], rows: list[tuple]) -> str:
-    """A GitHub-flavoured Markdown table, numbers right-aligned. Written by hand: the libraries
-    that do it (tabulate, pandas' to_markdown) are not among the project's dependencies."""
+def value_text(value: object) -> str | None:
+    """The text of one value, the same in the table, CSV and Markdown; None for NULL."""
+    value = plain(value)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _float_text(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    return str(value)
+
+
+def _rounded(value: float) -> float:
+    return value if not math.isfinite(value) else float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)  # the shortest text that reads back as the (rounded) value
+
+
+def _write_json(names: list[str], batches: Iterable[list[tuple]], out: TextIO) -> int:
+    """A JSON array of objects, two-space indented, written object by object."""
+    count = 0
+    for batch in batches:
+        for row in batch:
+            item = json.dumps({n: plain(v) for n, v in zip(names, row, strict=True)}, indent=2)
+            out.write(("[\n" if count == 0 else ",\n") + "\n".join("  " + line for line in item.splitlines()))
+            count += 1
+    out.write("\n]\n" if count else "[]\n")
+    return count
+
+
+def csv_field(value: object) -> str:
+    """One CSV field: NULL empty, the empty text "" (Python's csv module writes both as nothing
+    unless it quotes every text, hence by hand); quoted when it holds a comma, quote or line break."""
+    text = value_text(value)
+    if text is None:
+        return ""
+    if text == "" or any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _write_csv(names: list[str], batches: Iterable[list[tuple]], out: TextIO) -> int:
+    count = 0
+    out.write(",".join(csv_field(n) for n in names) + "\n")
+    for batch in batches:
+        out.write("".join(",".join(csv_field(v) for v in row) + "\n" for row in batch))
+        count += len(batch)
+    return count
+
+
+def _numeric_columns(width: int, rows: list[tuple]) -> list[bool]:
+    """Which columns hold numbers only (in `rows`, the first batch): they are right-aligned."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+    return [
+        any(row[i] is not None for row in rows) and all(row[i] is None or number(row[i]) for row in rows)
+        for i in range(width)
+    ]
+
+
+def _write_markdown(names: list[str], batches: Iterable[list[tuple]], out: TextIO) -> int:
+    """A GitHub-flavoured Markdown table, numbers right-aligned (as the first batch shows them).
+    Written by hand: the libraries that do it (tabulate, pandas' to_markdown) are not among the
+    project's dependencies, and neither streams."""
 
     def cell(value: object) -> str:
-        text = "" if value is None else str(value)
+        text = value_text(value)
+        text = NULL if text is None else text
         return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
 
-    def numeric(index: int) -> bool:
-        values = [row[index] for row in rows if row[index] is not None]
-        return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    batches = iter(batches)
+    first = next(batches, [])
+    out.write("| " + " | ".join(cell(n) for n in names) + " |\n")
+    out.write("|" + "|".join("---:" if n else "---" for n in _numeric_columns(len(names), first)) + "|\n")
+    count = 0
+    for batch in chain([first], batches):
+        out.write("".join("| " + " | ".join(cell(v) for v in row) + " |\n" for row in batch))
+        count += len(batch)
+    return count
 
-    lines = [
-        "| " + " | ".join(cell(n) for n in names) + " |",
-        "|" + "|".join("---:" if numeric(i) else "---" for i in range(len(names))) + "|",
-    ]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+
+def print_table(names: list[str], batches: Iterable[list[tuple]], out: TextIO, max_width: int | None) -> int:
+    """A boxed table, drawn as rich draws one (heavy header), printed batch by batch: column
+    widths come from the names and the first batch, fitted into `max_width` by narrowing the
+    widest columns first. A longer value wraps onto more lines of its cell, never cut.
+
+    Drawn here rather than by rich.table, which lays out every row before printing the first
+    (tens of seconds and half a gigabyte for the 100,000 rows of `runs`); rich measures and
+    wraps the text."""
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    batches = iter(batches)
+    first = next(batches, [])
+    if max_width == 0:  # every value on one line: the widest of all, so read them all first
+        first, batches = first + [row for batch in batches for row in batch], iter(())
+    if max_width is None:
+        max_width = max(120, Console().width)
+    right = _numeric_columns(len(names), first)
+
+    def texts(row: Iterable[object]) -> list[str]:
+        return [NULL if (t := value_text(v)) is None else t for v in row]
+
+    natural = [max((cell_len(line) for line in n.split("\n")), default=0) for n in names]
+    for row in first:
+        for i, text in enumerate(texts(row)):
+            natural[i] = max(natural[i], *(cell_len(line) for line in text.split("\n")))
+    widths = fitted([max(1, w) for w in natural], max_width) if max_width else [max(1, w) for w in natural]
+    wrapper = Console(width=max(widths, default=1) + 1, file=None, color_system=None, legacy_windows=False)
+
+    def lines(text: str, width: int) -> list[str]:
+        if "\n" not in text and cell_len(text) <= width:
+            return [text]
+        from rich.text import Text
+
+        return [line.plain for line in Text(text).wrap(wrapper, width, overflow="fold")] or [""]
+
+    def pad(text: str, width: int, to_right: bool) -> str:
+        gap = " " * (width - cell_len(text))
+        return gap + text if to_right else text + gap
+
+    def draw(cells: list[str], edge: str) -> str:
+        wrapped = [lines(c, w) for c, w in zip(cells, widths, strict=True)]
+        height = max((len(w) for w in wrapped), default=1)
+        return "".join(
+            edge
+            + " "
+            + f" {edge} ".join(
+                pad(w[k] if k < len(w) else "", width, to_right)
+                for w, width, to_right in zip(wrapped, widths, right, strict=True)
+            )
+            + " "
+            + edge
+            + "\n"
+            for k in range(height)
+        )
+
+    def rule(left: str, line: str, cross: str, right_end: str) -> str:
+        return left + cross.join(line * (w + 2) for w in widths) + right_end + "\n"
+
+    out.write(rule("┏", "━", "┳", "┓") + draw(names, "┃") + rule("┡", "━", "╇", "┩"))
+    count = 0
+    for batch in chain([first], batches):
+        out.write("".join(draw(texts(row), "│") for row in batch))
+        count += len(batch)
+    out.write(rule("└", "─", "┴", "┘"))
+    return count
+
+
+def fitted(widths: list[int], max_width: int) -> list[int]:
+    """Column widths narrowed, widest first, one character at a time, until the table (its
+    borders and padding: 3 characters a column and one more) fits in `max_width`; no column
+    narrower than one character."""
+    widths = list(widths)
+    border = 3 * len(widths) + 1
+    while widths and sum(widths) + border > max_width:
+        widest = max(widths)
+        if widest <= 1:
+            break
+        second = max((w for w in widths if w < widest), default=1)
+        excess = sum(widths) + border - max_width
+        tied = [i for i, w in enumerate(widths) if w == widest]
+        # Narrow the widest columns together down to the next width, or by what is left.
+        step = min(widest - second, -(-excess // len(tied)))
+        for i in tied:
+            if excess <= 0:
+                break
+            cut = min(step, excess)
+            widths[i] -= cut
+            excess -= cut
+    return widths

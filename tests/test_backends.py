@@ -147,3 +147,36 @@ def test_readers_never_see_a_half_load(postgres_url, empty_project):
         _, [(count,)] = store.run_query(postgres_url, "SELECT count(*) FROM results")
         assert count == 1
     engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "sql, code, out_or_err",
+    [
+        ("SELECT ';' AS semicolon, '--' AS dashes", 0, "semicolon,dashes\n;,--\n"),
+        ("SELECT '--' AS a; SELECT 42", 1, "error: only a single read-only query is allowed: this SQL holds 2"),
+        ("DELETE FROM results", 1, "error: only a single read-only query (SELECT, WITH"),
+        ("SELECT count(*) AS n FROM results; SELECT 2", 1, "error: only a single read-only query is allowed"),
+    ],
+)
+def test_one_statement_by_duckdbs_parser_on_both_backends(loaded, sql, code, out_or_err):
+    project, database = loaded
+    result = run_cli("query", sql, "--db", database, "--format", "csv", cwd=project)
+    assert result.code == code
+    assert (result.out if code == 0 else result.err).startswith(out_or_err)
+
+
+def test_postgresql_runs_its_own_dialect_one_statement_at_a_time(postgres_url, empty_project):
+    """SQL DuckDB's parser cannot read (FROM ONLY) goes to the server as given: it runs alone,
+    and with a second statement the server refuses it; nothing is written either way."""
+    place_acme_results(empty_project)
+    built = run_cli("build", "-q", "--db-only", cwd=empty_project, env={"LEADERBOARD_DB": postgres_url})
+    assert built.code == 0 and "site:" not in built.out and not (empty_project / "site").exists()
+    env = {"LEADERBOARD_DB": postgres_url}
+    alone = run_cli("query", "SELECT count(*) AS n FROM ONLY results", "--format", "csv", cwd=empty_project, env=env)
+    assert (alone.code, alone.out) == (0, "n\n3\n"), alone.err
+    two = run_cli("query", "DELETE FROM results; SELECT * FROM ONLY results", cwd=empty_project, env=env)
+    assert two.code == 1 and two.err.startswith("error: query failed: ")
+    locked = run_cli("query", "SELECT * FROM ONLY results FOR UPDATE", cwd=empty_project, env=env)
+    assert locked.code == 1 and "read-only transaction" in locked.err
+    _, [(count,)] = store.run_query(postgres_url, "SELECT count(*) FROM results")
+    assert count == 3

@@ -95,6 +95,7 @@ def test_every_example_answers_natively(project, title, sql):
 
 def test_every_table_ships_as_csv_parquet_and_arrow_with_the_databases_columns(project):
     import pyarrow as pa
+    import pyarrow.feather
     import pyarrow.parquet as pq
 
     data = project / "site" / "data"
@@ -105,11 +106,64 @@ def test_every_table_ships_as_csv_parquet_and_arrow_with_the_databases_columns(p
             count = connection.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
             parquet = pq.read_table(data / f"{name}.parquet")
             assert (parquet.column_names, parquet.num_rows) == (columns, count), name
+            # An Arrow IPC file (random access), as the README says: both of pyarrow's readers take it.
             with pa.OSFile(str(data / f"{name}.arrow"), "rb") as source:
-                arrow = pa.ipc.open_stream(source).read_all()
+                arrow = pa.ipc.open_file(source).read_all()
             assert (arrow.column_names, arrow.num_rows) == (columns, count), name
+            feather = pyarrow.feather.read_table(data / f"{name}.arrow")
+            assert feather.equals(parquet), name
             csv = connection.execute(f"SELECT * FROM read_csv('{data / f'{name}.csv'}', header=true)").fetchall()
             assert len(csv) == count, name
+
+
+def test_the_sites_database_is_every_table_in_a_format_older_duckdbs_read(project):
+    """data/leaderboard.duckdb, what the SQL page attaches, holds the built database's tables and
+    rows, in the storage format of DuckDB 1.0 (DuckDB-WASM reads no newer one)."""
+    from leaderboard.render.downloads import STORAGE_VERSION
+
+    shipped = project / "site" / "data" / "leaderboard.duckdb"
+    with duckdb.connect() as connection:
+        connection.execute(f"ATTACH '{project / 'leaderboard.duckdb'}' AS built (READ_ONLY)")
+        connection.execute(f"ATTACH '{shipped}' AS shipped (READ_ONLY)")
+        (tags,) = connection.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'shipped'").fetchone()
+        assert tags["storage_version"] == STORAGE_VERSION + "+"
+        for name in TABLES:
+            for a, b in (("built", "shipped"), ("shipped", "built")):
+                (extra,) = connection.execute(
+                    f'SELECT count(*) FROM (FROM {a}."{name}" EXCEPT ALL FROM {b}."{name}")'
+                ).fetchone()
+                assert extra == 0, (name, a)
+
+
+def test_the_default_query_gives_the_native_rows_in_the_browser(page, server, project):
+    """The query the editor holds when the page opens is one the page offers too."""
+    page.goto(server + "sql.html")
+    sql = page.input_value("#sql-query")
+    run_query(page)
+    columns, rows = native(project, sql)
+    assert table_rows(page) == (columns, rows[:1000])
+    assert page.problems == []
+
+
+@pytest.mark.parametrize(
+    "sql, says",
+    [
+        ("DELETE FROM results", "The data is read-only"),
+        ("DROP TABLE results", "The data is read-only"),
+        ("CREATE TABLE mine AS SELECT 1", "The data is read-only"),
+        ("SELECT 1 AS one; DELETE FROM results", "One statement at a time"),
+        ("SELECT ';' AS one; SELECT 2", "One statement at a time"),
+        ("-- only a comment", "Type a query first"),
+        ("COPY results TO 'out.csv'", "The page reads only the site's data"),
+    ],
+)
+def test_the_data_cannot_change_and_several_statements_are_refused(page, server, project, sql, says):
+    page.goto(server + "sql.html")
+    run_query(page, sql, wait="#sql-error:not([hidden])")
+    assert page.inner_text("#sql-error").startswith(says)
+    run_query(page, "SELECT count(*) AS n, ';' AS semicolon FROM results")
+    (count,) = native(project, "SELECT count(*) FROM results")[1][0]
+    assert table_rows(page) == (["n", "semicolon"], [[count, ";"]])
 
 
 @pytest.mark.parametrize("title, sql", EXAMPLES, ids=[t for t, _ in EXAMPLES])

@@ -26,7 +26,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 COST_COLUMNS = [c.name for c in store.cost_table.columns]
 RUN_COLUMNS = [c.name for c in store.run_table.columns]
 # Every table of the database (the README's reference), by name, with its key columns: each
-# ships as data/<table>.csv and data/<table>.parquet, the SQL page's views read the Parquet.
+# ships as data/<table>.csv, data/<table>.parquet and data/<table>.arrow.
 TABLES = {t.name: [c.name for c in t.primary_key.columns] for t in store.metadata.sorted_tables}
 DATABASE = "data/leaderboard.duckdb"
 # Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
@@ -44,7 +44,7 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
     if store.is_url(db):
         _duckdb_copy(target, str(db))
     else:
-        shutil.copyfile(db, target)
+        _storage_copy(Path(db), target)
     spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
     config = {"memory_limit": EXPORT_MEMORY, "temp_directory": str(spill)}
     with duckdb.connect(config=config) as connection:
@@ -119,16 +119,16 @@ def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: li
 
 
 def _write_arrow(parquet: str, target: str) -> None:
-    """The table's Parquet file again as an Arrow IPC stream: what the SQL page loads into
-    DuckDB-WASM, which reads Parquet only through an extension it would download from outside
-    the site. Read back from the Parquet file (not from DuckDB, whose buffers under NULL values
-    vary from run to run), so the same rows always give the same bytes."""
+    """The table's Parquet file again as an Arrow IPC file (the random-access format, which
+    pyarrow.feather.read_table and pyarrow.ipc.open_file read), for Arrow's tools. Read back
+    from the Parquet file (not from DuckDB, whose buffers under NULL values vary from run to
+    run), so the same rows always give the same bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pq.read_table(parquet).combine_chunks()
-    with pa.OSFile(target, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as stream:
-        stream.write_table(table)
+    with pa.OSFile(target, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
 
 
 def _runs_copies(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
@@ -211,11 +211,33 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         pass  # an unreadable previous file only means a new one is shipped
 
 
+# The storage format of the site's DuckDB file: the oldest that holds every type the tables use,
+# so DuckDB 1.0 and later read it, the SQL page's DuckDB-WASM among them (a newer DuckDB's own
+# format is one older ones refuse: "a newer version of DuckDB").
+STORAGE_VERSION = "v1.0.0"
+
+
+def _attach_target(connection: duckdb.DuckDBPyConnection, target: Path) -> None:
+    target.unlink(missing_ok=True)
+    connection.execute(f"ATTACH {_literal(target)} AS site_target (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+
+
+def _storage_copy(db: Path, target: Path) -> None:
+    """The database file again, every table and key, in the STORAGE_VERSION format."""
+    with duckdb.connect() as connection:
+        connection.execute(f"ATTACH {_literal(db)} AS site_source (READ_ONLY)")
+        _attach_target(connection, target)
+        connection.execute("COPY FROM DATABASE site_source TO site_target")
+        connection.execute("DETACH site_target")
+
+
 def _duckdb_copy(target: Path, db: str) -> None:
     """A server database has no file to ship: copy every table into a DuckDB file."""
     import pyarrow as pa
 
-    with store.reading(db) as query, duckdb.connect(str(target)) as connection:
+    with store.reading(db) as query, duckdb.connect() as connection:
+        _attach_target(connection, target)
+        connection.execute("USE site_target")
         for name in TABLES:
             table = store.metadata.tables[name]
             _names, rows = query(f"SELECT * FROM {_identifier(name)}")
@@ -224,6 +246,8 @@ def _duckdb_copy(target: Path, db: str) -> None:
                 {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=store.arrow_schema(table)
             )
             connection.execute(f"CREATE TABLE {_identifier(name)} AS SELECT * FROM incoming")
+        connection.execute("USE memory")
+        connection.execute("DETACH site_target")
 
 
 def board_script(board: Board) -> str:

@@ -1,5 +1,5 @@
-"""The SQL page: DuckDB-WASM in the reader's browser over the site's Parquet files, one view
-per table of the database, with worked examples. The WebAssembly files come from `make wasm`
+"""The SQL page: DuckDB-WASM in the reader's browser over the site's copy of the database,
+attached read-only, with worked examples. The WebAssembly files come from `make wasm`
 (web/, pinned by its package-lock.json) and are copied into static/duckdb/ at build time.
 """
 
@@ -59,7 +59,7 @@ def wasm_folder() -> Path:
 
 
 def write_page(site: SiteWriter) -> None:
-    """sql.html over the tables downloads.write_all shipped, and the DuckDB-WASM files beside it
+    """sql.html over the database file downloads.write_all shipped, and the DuckDB-WASM files beside it
     when `make wasm` has built them (else the page says how to get them; every other page works)."""
     folder = wasm_folder()
     available = all((folder / name).is_file() for name in WASM_FILES)

@@ -1,6 +1,7 @@
 // The SQL page: DuckDB-WASM, loaded only here and only when a query first runs, over the
-// site's Parquet files (one view per table). The query lives in the URL (#q=...), results
-// are a sortable table (the first rows) and a CSV of the whole result.
+// site's DuckDB file, attached read-only. One statement a query, by DuckDB's own parser. The
+// query lives in the URL (#q=...), results are a sortable table (the first rows) and a CSV of
+// the whole result.
 const form = document.getElementById("sql");
 const textarea = document.getElementById("sql-query");
 const cancelButton = document.getElementById("sql-cancel");
@@ -12,7 +13,6 @@ const csvLink = document.getElementById("sql-csv");
 const SHOWN = Number(form.dataset.shown);
 const LIMIT = Number(form.dataset.limit);
 const SLOW = Number(form.dataset.slow);
-const TABLES = form.dataset.tables.split(",");
 
 let engine = null; // a promise of {database, connection}
 let current = null; // the running query: {cancelled}
@@ -25,21 +25,16 @@ async function startEngine() {
   const database = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
   await database.instantiate(new URL("duckdb-eh.wasm", here).href);
   const connection = await database.connect();
-  // Each table from its Arrow IPC file, written from the same database as the Parquet ones:
-  // DuckDB-WASM reads Parquet only through an extension it downloads from extensions.duckdb.org,
-  // and this page loads nothing from outside the site.
-  const data = new URL("../data/", import.meta.url);
-  const buffers = await Promise.all(
-    TABLES.map(async (name) => {
-      const response = await fetch(new URL(name + ".arrow", data));
-      if (!response.ok) throw new Error("could not load data/" + name + ".arrow (HTTP " + response.status + ")");
-      return new Uint8Array(await response.arrayBuffer());
-    }),
-  );
-  for (let i = 0; i < TABLES.length; i++) {
-    await connection.insertArrowFromIPCStream(buffers[i], { name: TABLES[i], create: true });
-  }
+  // The site's own DuckDB file (written in a storage format DuckDB-WASM reads), attached
+  // read-only: a query can read every table and change none. Then no file, URL or extension
+  // can be reached from SQL, and no setting changed back.
+  const response = await fetch(new URL("../data/leaderboard.duckdb", import.meta.url));
+  if (!response.ok) throw new Error("could not load data/leaderboard.duckdb (HTTP " + response.status + ")");
+  await database.registerFileBuffer("leaderboard.duckdb", new Uint8Array(await response.arrayBuffer()));
+  await connection.query("ATTACH 'leaderboard.duckdb' AS leaderboard (READ_ONLY)");
+  await connection.query("USE leaderboard");
   await connection.query("SET enable_external_access = false");
+  await connection.query("SET lock_configuration = true");
   return { database, connection };
 }
 
@@ -54,6 +49,14 @@ function text(value, type) {
   return String(value);
 }
 
+// DuckDB's refusals of what the page does not run, said in the reader's terms (DuckDB's own
+// message kept below).
+const REFUSALS = [
+  [/Cannot prepare multiple statements/, "One statement at a time: this SQL holds several. Run them one by one."],
+  [/read-only mode/, "The data is read-only: a query can read every table and change none."],
+  [/disabled by configuration/, "The page reads only the site's data: no file, URL or extension can be reached."],
+];
+
 function showError(message) {
   // Some errors come as DuckDB's JSON error object: shown as DuckDB's CLI shows them.
   try {
@@ -62,7 +65,8 @@ function showError(message) {
   } catch (error) {
     // plain text
   }
-  errorBox.textContent = message;
+  const refusal = REFUSALS.find(([pattern]) => pattern.test(message));
+  errorBox.textContent = refusal ? refusal[1] + "\n" + message : message;
   errorBox.hidden = false;
 }
 
@@ -153,10 +157,20 @@ async function run() {
   };
   tick();
   const timer = setInterval(tick, 500);
+  let statement = null;
   try {
     engine = engine || startEngine();
     const { connection } = await engine;
-    const reader = await connection.send(sql);
+    // A prepared statement is one statement: DuckDB's parser refuses several, and says so.
+    try {
+      statement = await connection.prepare(sql);
+    } catch (error) {
+      if (/No statement to prepare/.test(String(error && error.message))) {
+        throw new Error("Type a query first, or pick one of the examples below: this SQL holds only comments.");
+      }
+      throw error;
+    }
+    const reader = await statement.send();
     let columns = null, types = null, count = 0, stopped = false;
     const rows = [];
     for await (const batch of reader) {
@@ -192,6 +206,7 @@ async function run() {
     showError(error && error.message ? error.message : String(error));
   } finally {
     clearInterval(timer);
+    if (statement) statement.close().catch(() => {}); // a cancelled DuckDB has nothing to close
     if (current === query) {
       current = null;
       runButton.disabled = false;

@@ -1,0 +1,255 @@
+"""`leaderboard query` as an analyst meets it, on the shipped data: one statement by DuckDB's own
+parser, rows streamed in batches, one way to print each value in every format, --db and
+LEADERBOARD_DB from any folder, and `build --db-only`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import shutil
+from decimal import Decimal
+
+import duckdb
+import pytest
+from conftest import ROOT, run_cli
+
+from leaderboard import tables
+from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The shipped catalog and submissions; the database only (build --db-only), in a folder of
+    its own under the project."""
+    project = tmp_path_factory.mktemp("shipped")
+    shutil.copytree(ROOT / "catalog", project / "catalog")
+    shutil.copytree(ROOT / "submissions", project / "submissions")
+    result = run_cli("build", "-q", "--db-only", "--db", "data/lb.duckdb", cwd=project)
+    assert result.code == 0, result.out + result.err
+    assert "site:" not in result.out and not (project / "site").exists()
+    return project
+
+
+def query(project, *args, env=None):
+    return run_cli(
+        "query", *args, cwd=project, env={"LEADERBOARD_DB": str(project / "data" / "lb.duckdb"), **(env or {})}
+    )
+
+
+# ---- one statement, by DuckDB's parser --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql, kept",
+    [
+        ("SELECT ';'", "SELECT ';'"),  # a ';' inside a string is no separator
+        ("SELECT '--' AS a", "SELECT '--' AS a"),  # nor a '--' inside one a comment
+        ("SELECT 1;", "SELECT 1;"),
+        ("-- why\nSELECT 1 /* ; */", "SELECT 1 /* ; */"),  # from its first word
+        ("WITH x AS (SELECT 1) SELECT * FROM x", "WITH x AS (SELECT 1) SELECT * FROM x"),
+        ("FROM results", "FROM results"),
+        ("DESCRIBE results", "DESCRIBE results"),
+        ("SUMMARIZE runs", "SUMMARIZE runs"),
+        ("EXPLAIN SELECT 1", "EXPLAIN SELECT 1"),
+    ],
+)
+def test_one_read_only_statement_passes(sql, kept):
+    assert single_statement(sql) == kept
+
+
+@pytest.mark.parametrize(
+    "sql, refusal, message",
+    [
+        ("", EmptyQuery, "no SQL to run"),
+        ("-- only a comment ; still nothing", EmptyQuery, "no SQL to run"),
+        ("SELECT '--' AS a; SELECT 42", RefusedQuery, "this SQL holds 2 statements"),
+        ("SELECT 1; DROP TABLE results", RefusedQuery, "this SQL holds 2 statements"),
+        ("DELETE FROM results", RefusedQuery, "is allowed, not DELETE"),
+        ("WITH x AS (SELECT 1) INSERT INTO results (entry_id) SELECT 'x'", RefusedQuery, "not INSERT"),
+        ("ATTACH 'x.duckdb'", RefusedQuery, "not ATTACH"),
+        ("COPY results TO 'x.csv'", RefusedQuery, "not COPY"),
+        ("SET threads = 1", RefusedQuery, "not SET"),
+        ("PRAGMA version", RefusedQuery, "not PRAGMA"),
+    ],
+)
+def test_anything_else_is_refused_with_the_reason(sql, refusal, message):
+    with pytest.raises(refusal, match=message):
+        single_statement(sql)
+
+
+def test_sql_duckdb_cannot_read_gets_its_parser_message():
+    with pytest.raises(duckdb.ParserException, match='syntax error at or near "SELEC"'):
+        single_statement("SELEC 1")
+
+
+def test_the_cli_runs_one_statement_whatever_its_strings_hold(shipped):
+    result = query(shipped, "SELECT ';' AS semicolon, '--' AS dashes", "--format", "csv")
+    assert (result.code, result.out, result.err) == (0, "semicolon,dashes\n;,--\n", "")
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELECT '--' AS a; SELECT 42", "error: only a single read-only query is allowed: this SQL holds 2 statements"),
+        ("DELETE FROM results", "error: only a single read-only query (SELECT, WITH, FROM"),
+        ("SELEC 1", 'error: query failed: Parser Error: syntax error at or near "SELEC"'),
+    ],
+)
+def test_the_cli_refuses_several_statements_or_a_write_in_one_line(shipped, sql, message):
+    result = query(shipped, sql)
+    assert (result.code, result.out) == (1, "")
+    assert result.err.startswith(message) and "Traceback" not in result.err
+    count = query(shipped, "SELECT count(*) AS n FROM results", "--format", "csv")
+    assert int(count.out.split()[1]) > 2000  # nothing was deleted
+
+
+# ---- one text per value, in every format ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, text, csv_text, json_value",
+    [
+        (None, None, "", None),
+        ("", "", '""', ""),
+        ("NULL", "NULL", "NULL", "NULL"),  # the text NULL: only CSV and JSON tell it from a NULL
+        (True, "true", "true", True),
+        (False, "false", "false", False),
+        (0.1 + 0.2, "0.3", "0.3", 0.3),
+        (64.0, "64.0", "64.0", 64.0),
+        (1e-07, "1e-07", "1e-07", 1e-07),
+        (2 / 3, "0.666666666666667", "0.666666666666667", 0.666666666666667),
+        (12345678901234567890.0, "1.23456789012346e+19", "1.23456789012346e+19", 1.23456789012346e19),
+        (7, "7", "7", 7),
+        (Decimal("12"), "12", "12", 12),
+        (Decimal("1.10"), "1.1", "1.1", 1.1),
+        (float("nan"), "NaN", "NaN", "nan"),
+        (float("-inf"), "-Infinity", "-Infinity", "-inf"),
+        ("a,b", "a,b", '"a,b"', "a,b"),
+        ('say "hi"', 'say "hi"', '"say ""hi"""', 'say "hi"'),
+        ([1, None], "[1, null]", '"[1, null]"', [1, None]),
+        ({"a": True}, '{"a": true}', '"{""a"": true}"', {"a": True}),
+    ],
+)
+def test_every_value_has_one_text(value, text, csv_text, json_value):
+    assert tables.value_text(value) == text
+    assert tables.csv_field(value) == csv_text
+    got = tables.plain(value)
+    if isinstance(json_value, str) and json_value in ("nan", "-inf"):
+        assert math.isnan(got) if json_value == "nan" else got == -math.inf
+    else:
+        assert got == json_value and type(got) is type(json_value)
+
+
+@pytest.mark.parametrize(
+    "widths, max_width, fitted",
+    [
+        ([5, 5], 20, [5, 5]),  # fits: untouched
+        ([30, 4], 20, [9, 4]),  # the widest gives way first (borders take 7)
+        ([30, 30, 4], 30, [8, 8, 4]),  # tied widest columns share the cut
+        ([3, 3], 5, [1, 1]),  # never narrower than one character
+    ],
+)
+def test_table_columns_are_fitted_widest_first(widths, max_width, fitted):
+    assert tables.fitted(widths, max_width) == fitted
+
+
+def test_booleans_floats_null_and_empty_text_print_alike_in_every_format(shipped):
+    sql = "SELECT true AS yes, 0.1::DOUBLE + 0.2 AS sum, NULL AS nothing, '' AS empty, DATE '2024-05-01' AS day"
+    outputs = {fmt: query(shipped, sql, "--format", fmt) for fmt in tables.FORMATS}
+    assert all(r.code == 0 for r in outputs.values()), [r.err for r in outputs.values()]
+    assert json.loads(outputs["json"].out) == [
+        {"yes": True, "sum": 0.3, "nothing": None, "empty": "", "day": "2024-05-01"}
+    ]
+    assert outputs["csv"].out == 'yes,sum,nothing,empty,day\ntrue,0.3,,"",2024-05-01\n'
+    assert outputs["markdown"].out.splitlines()[2] == "| true | 0.3 | NULL |  | 2024-05-01 |"
+    row = outputs["table"].out.splitlines()[3]
+    assert [cell.strip() for cell in row.split("│")[1:-1]] == ["true", "0.3", "NULL", "", "2024-05-01"]
+
+
+# ---- streaming ----------------------------------------------------------------------------------------
+
+
+class Recorder(io.StringIO):
+    """An output that notes how many batches had been drawn at its first write."""
+
+    def __init__(self, drawn: list[int]):
+        super().__init__()
+        self.drawn, self.at_first_write = drawn, None
+
+    def write(self, text: str) -> int:
+        if self.at_first_write is None:
+            self.at_first_write = len(self.drawn)
+        return super().write(text)
+
+
+@pytest.mark.parametrize("fmt", tables.FORMATS)
+def test_rows_are_printed_before_the_last_batch_is_read(fmt):
+    drawn: list[int] = []
+
+    def batches():
+        for start in range(0, 5000, 1000):
+            drawn.append(start)
+            yield [(i, f"run {i}", i / 7) for i in range(start, start + 1000)]
+
+    out = Recorder(drawn)
+    assert tables.write(["n", "label", "seventh"], batches(), fmt, out, max_width=None) == 5000
+    assert out.at_first_write is not None and out.at_first_write <= 1 and len(drawn) == 5
+    if fmt == "csv":
+        assert len(list(csv.reader(io.StringIO(out.getvalue())))) == 5001
+
+
+def test_every_run_streams_in_each_format(shipped):
+    with duckdb.connect(str(shipped / "data" / "lb.duckdb"), read_only=True) as connection:
+        (count,) = connection.execute("SELECT count(*) FROM runs").fetchone()
+    as_csv = query(shipped, "SELECT * FROM runs", "--format", "csv")
+    assert as_csv.code == 0 and len(list(csv.reader(io.StringIO(as_csv.out)))) == count + 1
+    as_table = query(shipped, "SELECT entry_id, run, minutes FROM runs")
+    assert as_table.code == 0 and as_table.err == f"{count} rows\n"
+    # Top, names, rule, a line or more a run (a name longer than the first batch's wraps), bottom.
+    assert len(as_table.out.splitlines()) >= count + 4
+    whole = query(shipped, "SELECT entry_id, run, minutes FROM runs", "--max-width", "0")
+    assert len(whole.out.splitlines()) == count + 4  # every value on one line
+    as_json = query(shipped, "SELECT entry_id, run FROM runs ORDER BY entry_id, run", "--format", "json")
+    assert len(json.loads(as_json.out)) == count
+
+
+# ---- where the database is ------------------------------------------------------------------------------
+
+
+def test_the_database_is_found_by_flag_or_environment_from_any_folder(shipped, tmp_path):
+    sql = "SELECT count(*) AS results FROM results"
+    elsewhere = tmp_path / "notebooks"
+    elsewhere.mkdir()
+    database = shipped / "data" / "lb.duckdb"
+    by_env = run_cli("query", sql, "--format", "csv", cwd=elsewhere, env={"LEADERBOARD_DB": str(database)})
+    by_flag = run_cli("query", sql, "--format", "csv", "--db", database, cwd=elsewhere, env={"LEADERBOARD_DB": ""})
+    relative = run_cli("query", sql, "--format", "csv", "--db", "data/lb.duckdb", cwd=shipped)
+    assert by_env.code == by_flag.code == relative.code == 0, by_env.err + by_flag.err + relative.err
+    assert by_env.out == by_flag.out == relative.out and int(by_env.out.split()[1]) > 2000
+    # The flag wins over the variable; without either, the default file in this folder.
+    wrong = run_cli("query", sql, "--db", database, cwd=elsewhere, env={"LEADERBOARD_DB": "/nowhere.duckdb"})
+    assert wrong.code == 0
+    missing = run_cli("query", sql, cwd=elsewhere, env={"LEADERBOARD_DB": ""})
+    assert missing.code == 1 and "no database at leaderboard.duckdb" in missing.err
+
+
+def test_build_writes_where_the_environment_says(shipped, tmp_path):
+    target = tmp_path / "elsewhere.duckdb"
+    result = run_cli("build", "-q", "--db-only", cwd=shipped, env={"LEADERBOARD_DB": str(target)})
+    assert result.code == 0, result.err
+    assert f"database: {target}" in result.out and target.is_file()
+
+
+def test_python_reads_the_database_the_environment_names(shipped, tmp_path, monkeypatch):
+    import leaderboard
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LEADERBOARD_DB", str(shipped / "data" / "lb.duckdb"))
+    with leaderboard.connect() as connection:
+        (count,) = connection.execute("SELECT count(*) FROM results").fetchone()
+    assert len(leaderboard.results()) == count > 2000
+    monkeypatch.delenv("LEADERBOARD_DB")
+    with pytest.raises(FileNotFoundError, match="no database at leaderboard.duckdb"):
+        leaderboard.connect()
