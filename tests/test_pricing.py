@@ -294,3 +294,107 @@ def test_postgresql_has_the_same_costs_at(postgres_url, tmp_path: Path):
             f"JOIN costs c ON c.entry_id = a.entry_id AND c.tier = '{tier}'",
         )
         assert count == 3 and differ == 0
+
+
+# ---- the site built from the shipped data (shared with test_site.py in one session) -------------
+
+
+@pytest.fixture(scope="module")
+def site_project(tmp_path_factory) -> Path:
+    from test_site import built_site
+
+    return built_site(tmp_path_factory)
+
+
+def board_rows(path: Path) -> dict[str, dict]:
+    from test_site import page
+
+    return page(path).rows
+
+
+def test_boards_mark_every_cost_from_a_later_price_and_count_them(site_project):
+    from leaderboard.render.model import Board  # noqa: F401 - the board paths below are Board.path's
+
+    db = site_project / "leaderboard.duckdb"
+    later = rows(
+        str(db),
+        "SELECT r.entry_id, r.round, r.benchmark, c.price_after_result_days FROM results r "
+        "JOIN costs c ON c.entry_id = r.entry_id AND c.tier = 'on-demand' WHERE c.price_after_result",
+    )
+    assert len(later) > 500
+    per_board: dict[tuple[str, str], int] = {}
+    for _, round_, benchmark, _ in later:
+        per_board[(round_, benchmark)] = per_board.get((round_, benchmark), 0) + 1
+    marked = 0
+    for entry_id, round_, benchmark, days in later:
+        board = board_rows(site_project / "site" / "boards" / round_ / f"{benchmark}.html")
+        row = board.get(entry_id)
+        if row is None:  # on a later page of a long board: the page it is on is checked there
+            continue
+        assert f"price dated {days} days later" in row["attrs"]["data-marks-on-demand"]
+        assert any(f"price dated {days} days later" in cell for cell in row["cells"]), entry_id
+        marked += 1
+    assert marked > 500
+    for (round_, benchmark), count in per_board.items():
+        text = (site_project / "site" / "boards" / round_ / f"{benchmark}.html").read_text()
+        assert f"{count} of the " in text.split('class="notice later-prices">', 1)[1].split("</p>", 1)[0]
+
+
+def test_boards_offer_costs_at_the_latest_prices_equal_to_costs_at(site_project):
+    db = str(site_project / "leaderboard.duckdb")
+    [(latest,)] = rows(db, "SELECT max(date) FROM prices")
+    expected = dict(rows(db, f"SELECT entry_id, cost_usd FROM costs_at(DATE '{latest}', 'on-demand')"))
+    text = (site_project / "site" / "boards" / "mlperf-training-v5.0" / "llama2_70b_lora.html").read_text()
+    assert '<select name="prices">' in text and f"(as of {latest})" in text
+    board = board_rows(site_project / "site" / "boards" / "mlperf-training-v5.0" / "llama2_70b_lora.html")
+    assert board
+    for entry_id, row in board.items():
+        shown = row["attrs"]["data-latest-on-demand"]
+        assert (float(shown) if shown else None) == (
+            None if expected[entry_id] is None else pytest.approx(expected[entry_id])
+        )
+
+
+def test_estimated_prices_are_marked_on_boards_and_compare_data(site_project):
+    db = str(site_project / "leaderboard.duckdb")
+    estimated = rows(
+        db,
+        "SELECT r.entry_id, r.round, r.benchmark FROM results r JOIN costs c ON c.entry_id = r.entry_id "
+        "AND c.tier = 'purchase' WHERE c.price_estimate ORDER BY 1 LIMIT 20",
+    )
+    assert estimated
+    for entry_id, round_, benchmark in estimated:
+        row = board_rows(site_project / "site" / "boards" / round_ / f"{benchmark}.html").get(entry_id)
+        if row is not None:
+            assert "estimated price" in row["attrs"]["data-marks-purchase"]
+        script = (site_project / "site" / "data" / "boards" / round_ / f"{benchmark}.js").read_text()
+        assert "estimated price" in script
+
+
+def test_chart_tooltips_and_the_feed_carry_the_gap(site_project):
+    db = str(site_project / "leaderboard.duckdb")
+    [(entry_id, round_, benchmark, division, days)] = rows(
+        db,
+        "SELECT r.entry_id, r.round, r.benchmark, r.division, r.price_after_result_days FROM results r "
+        "WHERE r.price_after_result AND r.round_kind = 'mlperf-training' ORDER BY r.date DESC, r.entry_id LIMIT 1",
+    )
+    spec = (site_project / "site" / "charts" / f"{round_}--{benchmark}--{division}--cost.vl.json").read_text()
+    assert f"price dated {days} days later" in spec and '"Price used"' in spec
+    feed = (site_project / "site" / "feed.xml").read_text()
+    assert "days later)" in feed
+
+
+def test_accelerator_pages_list_who_prices_them_and_flag_anomalies(site_project):
+    site = site_project / "site"
+    h100 = (site / "accelerators" / "h100-sxm5-80gb.html").read_text()
+    assert 'class="price-coverage"' in h100 and "<strong>on-demand</strong>:" in h100
+    h200 = (site / "accelerators" / "h200-sxm.html").read_text()
+    assert 'data-kind="one provider"' in h200 and "Amazon Web Services" in h200
+    catalog = load_catalog(ROOT / "catalog")
+    above = {
+        a.accelerator for a in anomalies(catalog.prices, catalog.accelerators) if a.kind == "commitment above on-demand"
+    }
+    shown = [p for p in above if (site / "accelerators" / f"{p}.html").is_file()]
+    assert shown
+    for part in shown:
+        assert 'data-kind="commitment above on-demand"' in (site / "accelerators" / f"{part}.html").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from leaderboard.render import model
+from leaderboard.render import prices as site_prices
 from leaderboard.render.model import SiteData
 from leaderboard.render.writer import SiteWriter
 
@@ -71,7 +72,15 @@ def _accelerator_pages(site: SiteWriter) -> None:
         rows = [r for r in data.results if r["accelerator"] == accelerator["id"]]
         prices = [p for p in data.prices if p["accelerator"] == accelerator["id"]]
         site.page(
-            accelerator["path"], "accelerator.html", accelerator=accelerator, prices=prices, groups=_grouped(rows, data)
+            accelerator["path"],
+            "accelerator.html",
+            accelerator=accelerator,
+            prices=prices,
+            groups=_grouped(rows, data),
+            price_coverage=site_prices.coverage(prices),
+            price_anomalies=data.price_anomalies.get(accelerator["id"], []),
+            later_prices=site_prices.later_price_count(rows),
+            result_count=len(rows),
         )
 
 

@@ -99,7 +99,7 @@
     td.appendChild(link);
     td.appendChild(document.createElement("br"));
     td.appendChild(cell("small", number(row.chips, 0) + " chips, " + data.rounds[row.round].name + ", " + row.division + ", " +
-      row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " + usd(row.cost) + " on-demand; " + row.submitter));
+      row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " + usd(row.cost) + " on-demand" + (row.cost_mark ? " (" + row.cost_mark + ")" : "") + "; " + row.submitter));
     if (!row.verified) {
       td.appendChild(document.createElement("br"));
       var note = cell("small", "Result not verified by MLCommons Association");
