@@ -259,3 +259,13 @@ def test_a_commitment_above_on_demand_and_a_lone_provider_are_flagged(shipped_re
     assert "price anomaly: h100" not in result.out  # parts the pull request leaves alone are not listed
     github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=shipped_repo).out
     assert "::warning title=Price anomaly::h200-sxm 1-year (commitment above on-demand)" in github
+
+
+def test_check_pr_marks_a_cost_from_a_price_dated_after_the_result(shipped_repo):
+    """BERT-Large on TPU v3 dated 2018-10-02: the catalog's earliest TPU v3 on-demand price is of
+    2018-10-11, 9 days later, and the preview says so beside the cost, as the site does."""
+    path = shipped_repo / "submissions/published/google/bert-large.yaml"
+    path.write_text(path.read_text().replace('date: "2018-10-11"', 'date: "2018-10-02"', 1))
+    commit(shipped_repo)
+    result = run_cli("check-pr", "--base", "main", cwd=shipped_repo)
+    assert "cost $12,288.00 on demand (price dated 9 days later)" in result.out, result.out

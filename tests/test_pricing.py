@@ -398,3 +398,37 @@ def test_accelerator_pages_list_who_prices_them_and_flag_anomalies(site_project)
     assert shown
     for part in shown:
         assert 'data-kind="commitment above on-demand"' in (site / "accelerators" / f"{part}.html").read_text()
+
+
+def test_the_board_toggle_switches_to_the_latest_prices_offline(browser, site_project):
+    """The boards' "Prices" control, in a real browser from file:// (no server, no network)."""
+    board = (site_project / "site" / "boards" / "mlperf-training-v5.0" / "llama2_70b_lora.html").as_uri()
+    context = browser.new_context()
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(board)
+        page.wait_for_load_state("load")
+        cells = 'section[data-division="closed"] tbody tr:not([hidden]) td.cost'
+        assert any("days later" in text for text in page.locator(cells).all_inner_texts())
+        page.select_option('select[name="prices"]', "latest")
+        page.select_option('select[name="sort"]', "cost")
+        assert "prices=latest" in page.url
+        assert (
+            page.locator('section[data-division="closed"] th.cost-head').inner_text()
+            == "Cost (on-demand, latest prices)"
+        )
+        assert not any("days later" in text for text in page.locator(cells).all_inner_texts())
+        latest = page.eval_on_selector_all(
+            'section[data-division="closed"] tbody tr:not([hidden])',
+            "rows => rows.map(r => r.getAttribute('data-latest-on-demand')).filter(v => v !== '').map(Number)",
+        )
+        assert latest and latest == sorted(latest)
+        again = context.new_page()
+        again.goto(page.url)
+        again.wait_for_load_state("load")
+        assert again.locator('select[name="prices"]').input_value() == "latest"
+    finally:
+        context.close()
+    assert errors == []
