@@ -6,7 +6,11 @@ Each catalog file is checked against its own JSON Schema and for ids that must a
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -122,6 +126,21 @@ class Price:
     note: str | None = None
     origin: str | None = None
     date_before_release: str | None = None  # why a price may be dated before its part's release (reviewed)
+
+    @cached_property
+    def price_id(self) -> str:
+        """The price's stable key (prices.price_id): part, provider, tier and date to read, then 8 hex
+        digits of a hash of all else it says (amount, unit, source, note), so prices of one provider,
+        tier and day (regions, instance sizes) never share one, and a price keeps its id build to build."""
+        rest = json.dumps([self.usd, self.unit, self.source, self.note or ""], ensure_ascii=False)
+        digest = hashlib.sha256(rest.encode()).hexdigest()[:8]
+        provider = re.sub(r"[^a-z0-9]+", "-", self.provider.lower()).strip("-") or "unknown"
+        return f"{self.accelerator}/{provider}/{self.tier}/{self.date}/{digest}"
+
+    @property
+    def source_kind(self) -> str:
+        """prices.origin: 'epoch' (Epoch AI's table, written by import-prices) or 'catalog' (prices.yaml, by hand)."""
+        return self.origin or "catalog"
 
 
 @dataclass(frozen=True)

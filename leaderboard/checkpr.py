@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.files import SUFFIXES, load
-from leaderboard.normalize import competition_ranks
+from leaderboard.normalize import competition_ranks, cost_marks
 from leaderboard.problems import Problem, plural
 from leaderboard.review import catalog_effect, changes, closed, markdown, plausibility
 from leaderboard.rows import table_rows
@@ -43,6 +43,7 @@ class Preview:
     chip_hours: float
     cost_usd: float | None
     ranks: dict[str, tuple[int | None, int]]  # key -> (rank, out of)
+    cost_mark: str = ""  # " (price dated N days later)" when the on-demand price postdates the result
 
 
 @dataclass
@@ -237,7 +238,14 @@ def _preview(row: dict, rows: list[dict], status: str) -> Preview:
         row["chip_hours"],
         row["cost_usd"],
         ranks,
+        _cost_mark(row),
     )
+
+
+def _cost_mark(row: dict) -> str:
+    """The marks of the result's on-demand cost (normalize.cost_marks), as the site shows them."""
+    marks = cost_marks(row)
+    return f" ({'; '.join(marks)})" if marks else ""
 
 
 # ---- output ------------------------------------------------------------------------------
@@ -280,7 +288,7 @@ def as_text(check: PullRequestCheck) -> str:
         lines.append(f"{p.status}: {p.entry_id} ({p.file})")
         lines.append(
             f"  {p.group}: {p.chips:g} chips, {p.minutes:g} minutes, {p.chip_hours:,.2f} chip-hours, "
-            f"cost {_money(p.cost_usd)} on demand"
+            f"cost {_money(p.cost_usd)} on demand{p.cost_mark}"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
         lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]

@@ -46,7 +46,20 @@ def failures_reference() -> str:
     return "\n".join(["| `failure_reason` | the run failed because |", "|---|---|", *rows]) + "\n"
 
 
-REGIONS = {"database": database_reference, "cli": cli_reference, "failures": failures_reference}
+def costs_at_reference() -> str:
+    from leaderboard.costs_at import COLUMN_DOCS, COLUMNS
+
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    lines += [f"| `{name}` | {kind} | {COLUMN_DOCS[name]} |" for name, kind in COLUMNS]
+    return "\n".join(lines) + "\n"
+
+
+REGIONS = {
+    "database": database_reference,
+    "cli": cli_reference,
+    "failures": failures_reference,
+    "costs_at": costs_at_reference,
+}
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 EXAMPLE = ROOT / "submissions" / "published" / "google" / "bert-large.yaml"

@@ -4,6 +4,7 @@ the olympic mean and ranks. No I/O; every function is table-tested.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 import struct
@@ -82,6 +83,12 @@ class PriceChoice:
     price: Price
     per_chip_hour: float | None  # None for purchase
     later_than_result: bool  # no price was dated on or before the result: the earliest later one
+    days_after: int | None = None  # days from the date priced to the price's date, when later_than_result
+
+
+def days_between(earlier: str, later: str) -> int:
+    """Days from one 'YYYY-MM-DD' date to another."""
+    return (dt.date.fromisoformat(later) - dt.date.fromisoformat(earlier)).days
 
 
 def price_in_force(prices: Iterable[Price], accelerator: Accelerator, tier: str, date: str) -> PriceChoice | None:
@@ -89,8 +96,10 @@ def price_in_force(prices: Iterable[Price], accelerator: Accelerator, tier: str,
 
     In force: per provider, its latest price dated on or before `date` (the lowest, when it
     quoted several that day); among providers, the lowest. When no provider has one, the
-    earliest price dated after `date` (the lowest that day), flagged: the closest in time,
-    not a cheaper one from years later.
+    earliest price dated after `date` (the lowest that day), flagged with the gap in days: the
+    closest in time, not a cheaper one from years later. Remaining ties (one amount twice) go to
+    the provider, then the price_id, first in order, so exactly one price is ever chosen; the
+    database's costs_at macro (costs_at.py) follows the same rule in SQL.
     """
     candidates = [p for p in prices if p.accelerator == accelerator.id and p.tier == tier]
     if not candidates:
@@ -99,14 +108,26 @@ def price_in_force(prices: Iterable[Price], accelerator: Accelerator, tier: str,
     for price in candidates:
         if price.date <= date:
             held = latest.get(price.provider)
-            if held is None or (price.date, -price.usd) > (held.date, -held.usd):
+            if held is None or _newer_or_lower(price, held):
                 latest[price.provider] = price
     if latest:
         choices = [PriceChoice(p, usd_per_chip_hour(p, accelerator), False) for p in latest.values()]
     else:
         first_date = min(p.date for p in candidates)
-        choices = [PriceChoice(p, usd_per_chip_hour(p, accelerator), True) for p in candidates if p.date == first_date]
-    return min(choices, key=lambda c: (_unit_amount(c), c.price.provider))
+        days = days_between(date, first_date)
+        choices = [
+            PriceChoice(p, usd_per_chip_hour(p, accelerator), True, days) for p in candidates if p.date == first_date
+        ]
+    return min(choices, key=lambda c: (_unit_amount(c), c.price.provider, c.price.price_id))
+
+
+def _newer_or_lower(price: Price, held: Price) -> bool:
+    """One provider's price replaces another of its own: dated later, else lower, else first by id."""
+    if price.date != held.date:
+        return price.date > held.date
+    if price.usd != held.usd:
+        return price.usd < held.usd
+    return price.price_id < held.price_id
 
 
 def _unit_amount(choice: PriceChoice) -> float:
@@ -118,14 +139,21 @@ class Cost:
     """One result's cost for one tier; the field names are the `costs` table's columns."""
 
     tier: str
+    price_id: str | None  # the price used (prices.price_id); None without a price
     provider: str | None
     usd_per_chip_hour: float | None
     cost_usd: float | None
     price_date: str | None
     price_source: str | None
+    price_origin: str | None  # 'catalog' (prices.yaml) or 'epoch' (Epoch AI's table); None without a price
     price_after_result: bool | None  # the earliest later price was used; None without a price
+    price_after_result_days: int | None  # days from the result to that later price; None otherwise
     price_estimate: bool | None  # the price is an estimate (Price.estimate); None without a price
     cost_missing_reason: str | None  # why cost_usd is None; None when there is a cost
+
+
+def no_cost(tier: str, reason: str) -> Cost:
+    return Cost(tier, None, None, None, None, None, None, None, None, None, None, reason)
 
 
 def costs(
@@ -142,40 +170,66 @@ def costs(
     for tier in TIERS:
         choice = choose(prices, accelerator, tier, date)
         if choice is None:
-            reason = accelerator.no_price_reason or f"no {tier} price for {accelerator.name} in the catalog"
-            result.append(Cost(tier, None, None, None, None, None, None, None, reason))
+            result.append(
+                no_cost(tier, accelerator.no_price_reason or f"no {tier} price for {accelerator.name} in the catalog")
+            )
             continue
-        if tier == "purchase":
-            amount = chip_count * choice.price.usd
-        else:
-            amount = hours_of_chips * choice.per_chip_hour
+        price = choice.price
+        amount = chip_count * price.usd if tier == "purchase" else hours_of_chips * choice.per_chip_hour
         result.append(
             Cost(
-                tier,
-                choice.price.provider,
-                choice.per_chip_hour,
-                amount,
-                choice.price.date,
-                choice.price.source,
-                choice.later_than_result,
-                choice.price.estimate,
-                None,
+                tier=tier,
+                price_id=price.price_id,
+                provider=price.provider,
+                usd_per_chip_hour=choice.per_chip_hour,
+                cost_usd=amount,
+                price_date=price.date,
+                price_source=price.source,
+                price_origin=price.source_kind,
+                price_after_result=choice.later_than_result,
+                price_after_result_days=choice.days_after,
+                price_estimate=price.estimate,
+                cost_missing_reason=None,
             )
         )
     return result
 
 
+ESTIMATE_NOTE = "the price is an estimate, not a price anyone quoted"
+
+
 def cost_note(tier: str, date: str, cost: Mapping[str, Any]) -> str | None:
     """A cost's remarks in words, as the site shows them: why it is missing; else that its price
-    is dated after the result (`date`), and what a purchase cost is."""
+    is dated after the result (`date`) and by how many days, that it is an estimate, and what a
+    purchase cost is."""
     if cost["cost_usd"] is None:
         return cost["cost_missing_reason"]
     notes = []
     if cost["price_after_result"]:
-        notes.append(f"no price dated on or before {date}: the earliest later price ({cost['price_date']}) is used")
+        days = cost.get("price_after_result_days")
+        gap = f", {days} days after the result" if days is not None else ""
+        notes.append(
+            f"no price dated on or before {date}: the earliest later price ({cost['price_date']}{gap}) is used"
+        )
+    if cost.get("price_estimate"):
+        notes.append(ESTIMATE_NOTE)
     if tier == "purchase":
         notes.append(PURCHASE_NOTE)
     return "; ".join(notes) or None
+
+
+def cost_marks(cost: Mapping[str, Any]) -> list[str]:
+    """The short marks a cost carries wherever it is shown (tables, tooltips, feeds): the gap when
+    its price is dated after the result, 'estimated price' when the price is an estimate."""
+    if cost.get("cost_usd") is None:
+        return []
+    marks = []
+    if cost.get("price_after_result"):
+        days = cost.get("price_after_result_days")
+        marks.append(f"price dated {days} days later" if days is not None else "price dated later")
+    if cost.get("price_estimate"):
+        marks.append("estimated price")
+    return marks
 
 
 def olympic_mean(minutes: Sequence[float | None], drop_fastest: int, drop_slowest: int) -> float | None:

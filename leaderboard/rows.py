@@ -109,7 +109,9 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "price_provider": default.provider,
                 "price_date": default.price_date,
                 "price_source": default.price_source,
+                "price_id": default.price_id,
                 "price_after_result": default.price_after_result,
+                "price_after_result_days": default.price_after_result_days,
                 "price_estimate": default.price_estimate,
                 "cost_missing_reason": default.cost_missing_reason,
                 **_today_dollars(default.cost_usd, data["date"], catalog),
@@ -182,7 +184,12 @@ def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:
     if index is None:
         return {"cost_usd_today": None, "cost_usd_today_basis": None}
     today = latest_month(index)
-    return {"cost_usd_today": adjust(cost_usd, date, today, index), "cost_usd_today_basis": f"{index.series}, {today}"}
+    adjusted = adjust(cost_usd, date, today, index)
+    # The basis says what cost_usd_today is in: without a cost there is nothing it describes.
+    return {
+        "cost_usd_today": adjusted,
+        "cost_usd_today_basis": None if adjusted is None else f"{index.series}, {today}",
+    }
 
 
 def _reference_cost(reference: dict | None) -> dict:

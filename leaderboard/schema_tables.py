@@ -99,6 +99,13 @@ accelerators = sa.Table(
 prices = sa.Table(
     "prices",
     metadata,
+    _col(
+        "price_id",
+        Text,
+        "Stable key: <accelerator>/<provider slug>/<tier>/<date>/<8 hex digits of a hash of amount, unit, "
+        "source and note>. costs.price_id names the row a cost used.",
+        primary_key=True,
+    ),
     _col("accelerator", Text, "Accelerator id."),
     _col("provider", Text, "Cloud provider or seller."),
     _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase."),
@@ -107,7 +114,13 @@ prices = sa.Table(
     _col("usd_per_chip_hour", Float, "The amount converted to one chip-hour; NULL for purchase prices."),
     _col("date", Date, "Date the price was in force."),
     _col("source", Text, "Where the price was published."),
-    _col("includes_host", Bool, "Whether the price covers the host machine."),
+    _col(
+        "includes_host",
+        Bool,
+        "Whether the price covers the host machine (CPUs, memory, network): true for instance prices, false "
+        "for the accelerator alone; NULL when the source does not say (Epoch AI's table has no such column), "
+        "never guessed.",
+    ),
     _col(
         "estimate",
         Bool,
@@ -119,6 +132,12 @@ prices = sa.Table(
         "date_before_release",
         Text,
         "Why the price is dated before its accelerator's release date (a reviewed reason); NULL for the others.",
+    ),
+    _col(
+        "origin",
+        Text,
+        "Where the price came from: 'catalog' (catalog/prices.yaml, entered by hand) or 'epoch' (Epoch AI's "
+        "hardware price table, imported into catalog/prices-epoch.yaml).",
     ),
     comment="Every dated, sourced price of the catalog.",
 )
@@ -181,11 +200,17 @@ results = sa.Table(
     _col("price_provider", Text, "Provider of that price."),
     _col("price_date", Date, "Date of that price."),
     _col("price_source", Text, "Source of that price."),
+    _col("price_id", Text, "That price (prices.price_id)."),
     _col(
         "price_after_result",
         Bool,
         "true when no on-demand price was dated on or before the result's date, so the earliest later one "
         "(price_date) is used; NULL without a cost.",
+    ),
+    _col(
+        "price_after_result_days",
+        Int,
+        "Days from the result's date to price_date when price_after_result; NULL otherwise.",
     ),
     _col("price_estimate", Bool, "true when that price is an estimate (prices.estimate); NULL without a cost."),
     _col(
@@ -276,6 +301,7 @@ cost_table = sa.Table(
     metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
     _col("tier", Text, "on-demand, spot, 1-year, 3-year or purchase.", primary_key=True),
+    _col("price_id", Text, "The price used (prices.price_id): exactly one row of prices; NULL without a price."),
     _col("provider", Text, "Provider of the price used (the lowest in force)."),
     _col("usd_per_chip_hour", Float, "Price per chip-hour; NULL for purchase."),
     _col(
@@ -286,11 +312,18 @@ cost_table = sa.Table(
     ),
     _col("price_date", Date, "Date of the price used."),
     _col("price_source", Text, "Source of the price used."),
+    _col("price_origin", Text, "Where that price came from (prices.origin): 'catalog' or 'epoch'."),
     _col(
         "price_after_result",
         Bool,
         "true when no price of the tier was dated on or before the result's date, so the earliest later one "
         "(price_date) is used; NULL without a cost.",
+    ),
+    _col(
+        "price_after_result_days",
+        Int,
+        "Days from the result's date to price_date when price_after_result (the site marks such a cost with "
+        "them); NULL otherwise.",
     ),
     _col("price_estimate", Bool, "true when the price used is an estimate (prices.estimate); NULL without a cost."),
     _col(

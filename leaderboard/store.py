@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import sqlalchemy as sa
 
+from leaderboard import costs_at
 from leaderboard.catalog import Catalog
 from leaderboard.rows import TableRows, comparison_rows
 from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of store's API
@@ -66,7 +67,9 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
         "accelerators": [{**asdict(a), "aliases": " | ".join(a.aliases)} for a in catalog.accelerators.values()],
         "prices": [
             {
-                **{k: v for k, v in asdict(p).items() if k != "origin"},
+                **asdict(p),
+                "price_id": p.price_id,
+                "origin": p.source_kind,
                 "usd_per_chip_hour": usd_per_chip_hour(p, catalog.accelerators[p.accelerator]),
             }
             for p in catalog.prices
@@ -92,6 +95,7 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
                 metadata.drop_all(connection)
                 metadata.create_all(connection)
                 _fill(connection, tables)
+                costs_at.create(connection)
         finally:
             engine.dispose()
         return
@@ -105,6 +109,7 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
         with engine.begin() as connection:
             metadata.create_all(connection)
             _fill(connection, tables)
+            costs_at.create(connection)
         with engine.connect() as connection:
             connection.exec_driver_sql("CHECKPOINT")
     except BaseException:

@@ -237,3 +237,35 @@ def test_a_link_in_the_base_catalog_is_left_out(repo, tmp_path):  # noqa: F811
     folder = base_catalog(repo, "HEAD", "catalog", tmp_path / "out")
     assert (folder / "rounds.yaml").is_file()
     assert not (folder / "linked.yaml").exists() and not (folder / "linked.yaml").is_symlink()
+
+
+DEAR_H200_COMMITMENT = (
+    "  - {accelerator: h200-sxm, provider: Dear Cloud, tier: 1-year, usd: 12.5, unit: chip-hour, "
+    'date: "2025-06-01", source: "https://dear.example/prices"}\n'
+)
+
+
+def test_a_commitment_above_on_demand_and_a_lone_provider_are_flagged(shipped_repo):
+    """Issue 23 point 3: a 1-year price above the on-demand price then in force, and a tier priced
+    by one provider only, are listed for the part whose prices the pull request changes."""
+    prices = shipped_repo / "catalog/prices.yaml"
+    prices.write_text(prices.read_text() + DEAR_H200_COMMITMENT)
+    commit(shipped_repo)
+    result = run_cli("check-pr", "--base", "main", cwd=shipped_repo)
+    assert "  price anomaly: h200-sxm 1-year (commitment above on-demand): Dear Cloud's 1-year price of 2025-06-01" in (
+        result.out
+    ), result.out
+    assert "  price anomaly: h200-sxm on-demand (one provider)" in result.out
+    assert "price anomaly: h100" not in result.out  # parts the pull request leaves alone are not listed
+    github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=shipped_repo).out
+    assert "::warning title=Price anomaly::h200-sxm 1-year (commitment above on-demand)" in github
+
+
+def test_check_pr_marks_a_cost_from_a_price_dated_after_the_result(shipped_repo):
+    """BERT-Large on TPU v3 dated 2018-10-02: the catalog's earliest TPU v3 on-demand price is of
+    2018-10-11, 9 days later, and the preview says so beside the cost, as the site does."""
+    path = shipped_repo / "submissions/published/google/bert-large.yaml"
+    path.write_text(path.read_text().replace('date: "2018-10-11"', 'date: "2018-10-02"', 1))
+    commit(shipped_repo)
+    result = run_cli("check-pr", "--base", "main", cwd=shipped_repo)
+    assert "cost $12,288.00 on demand (price dated 9 days later)" in result.out, result.out

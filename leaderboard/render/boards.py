@@ -7,6 +7,7 @@ from dataclasses import astuple
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import likeness, model, progress
+from leaderboard.render import prices as site_prices
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
 
@@ -80,6 +81,8 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         "submitters": sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
         "availabilities": [a for a in model.AVAILABILITIES if any(r["availability"] == a for r in rows)],
         "unverified": sum(1 for r in rows if not r["verified"]),
+        "later_prices": site_prices.later_price_count(rows),
+        "prices_as_of": site.data.prices_as_of,
     }
     for k, page in enumerate(pages):
         first = k * site.page_rows

@@ -85,9 +85,19 @@ def _tooltip(cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
         alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
         alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
         alt.Tooltip("cost:Q", title=cost_title, format="$,.2f"),
+        alt.Tooltip("price:N", title="Price used"),
         alt.Tooltip("division:N", title="Division"),
         alt.Tooltip("availability:N", title="Availability"),
     ]
+
+
+def price_mark(row: dict) -> str:
+    """What a tooltip says of the on-demand price behind a cost: its marks (a later price and the
+    gap in days, an estimate), else that it was in force at the result's date."""
+    if row.get("cost_usd") is None:
+        return "none"
+    marks = ((row.get("costs") or {}).get("on-demand") or {}).get("marks") or []
+    return "; ".join(marks) or "in force at the result's date"
 
 
 def _points(rows: list[dict], root: str) -> list[dict]:
@@ -101,6 +111,7 @@ def _points(rows: list[dict], root: str) -> list[dict]:
             "minutes": row["minutes"],
             "chip_hours": row["chip_hours"],
             "cost": row["cost_usd"],
+            "price": price_mark(row),
             "division": row["division"],
             "availability": row["availability"],
             "date": row["date"],

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from leaderboard import store
+from leaderboard import costs_at, store
 from leaderboard.cache import folder_beside
 from leaderboard.normalize import TIERS
 from leaderboard.render.model import RESULT_ORDER
@@ -246,6 +246,7 @@ def _duckdb_copy(target: Path, db: str) -> None:
                 {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=store.arrow_schema(table)
             )
             connection.execute(f"CREATE TABLE {_identifier(name)} AS SELECT * FROM incoming")
+        connection.execute(costs_at.duckdb_sql())  # the download answers costs_at(...) as the source database does
         connection.execute("USE memory")
         connection.execute("DETACH site_target")
 
@@ -269,6 +270,11 @@ def board_script(board: Board) -> str:
             "models_per_minute": r["models_per_minute"],
             "chip_hours": r["chip_hours"],
             "costs": r["cost_by_tier"],
+            # Each cost's marks (a later price and its gap, an estimate) and the costs at the
+            # catalog's latest prices, for the boards' price toggle (render/prices.py).
+            "marks": {tier: "; ".join(cost["marks"]) for tier, cost in r["costs"].items()},
+            "latest_costs": r["latest_costs"],
+            "latest_marks": {tier: "; ".join(marks) for tier, marks in r["latest_marks"].items()},
             "quality": r["quality"],
             "quality_target": r["quality_target"],
             "rank": r["board_rank"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leaderboard.families import family
 from leaderboard.render import model
+from leaderboard.render import prices as site_prices
 from leaderboard.render.model import SiteData
 from leaderboard.render.writer import SiteWriter
 
@@ -79,6 +80,10 @@ def _accelerator_pages(site: SiteWriter) -> None:
             groups=_grouped(rows, data),
             # The accelerator compare page holds the parts with results followed across rounds.
             compared=any(family(r["round_kind"]).lineages for r in rows),
+            price_coverage=site_prices.coverage(prices),
+            price_anomalies=data.price_anomalies.get(accelerator["id"], []),
+            later_prices=site_prices.later_price_count(rows),
+            result_count=len(rows),
         )
 
 

@@ -114,6 +114,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                     "minutes": row["minutes"],
                     "chip_hours": row["chip_hours"],
                     "cost": row["cost_usd"],
+                    "cost_mark": "; ".join(row["costs"]["on-demand"].get("marks") or []),
                     "model": row["model_name"],
                     "verified": bool(row["verified"]),
                     "ranked": bool(row.get("ranked", True)),

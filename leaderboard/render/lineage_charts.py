@@ -46,6 +46,7 @@ TOOLTIP = [
     alt.Tooltip("models_per_minute:Q", title="Models per minute (weak scaling)", format=",.4~f"),
     alt.Tooltip("chip_hours:Q", title="Chip-hours (derived)", format=",.1f"),
     alt.Tooltip("cost:Q", title="Cost, on-demand (USD, derived)", format="$,.2f"),
+    alt.Tooltip("price:N", title="Price used"),
     alt.Tooltip("accelerator:N", title="Accelerator"),
     alt.Tooltip("submitter:N", title="Submitter"),
     alt.Tooltip("system:N", title="System"),

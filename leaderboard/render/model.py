@@ -16,6 +16,7 @@ from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
 from leaderboard.render import likeness
+from leaderboard.render import prices as site_prices
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
@@ -96,6 +97,10 @@ class SiteData:
     columns: list[tuple[str, str]]  # (name, meaning) of every results column, in table order
     boards: list[Board]
     epoch_comparison: list[dict] | None  # the epoch_cost_comparison table, when present
+    # The catalog's newest price date: the boards' "latest prices" (render/prices.py), and each
+    # part's price anomalies (pricing.anomalies) by accelerator id.
+    prices_as_of: str | None = None
+    price_anomalies: dict = field(default_factory=dict)
 
     @cached_property  # every page shows it: computed once, not once a page (quadratic at scale)
     def newest_date(self) -> str:
@@ -151,7 +156,8 @@ def _load(query) -> SiteData:
     benchmarks = {b["id"]: b for b in _rows(query, "SELECT * FROM benchmarks ORDER BY id")}
     accelerators = {a["id"]: a for a in _rows(query, "SELECT * FROM accelerators ORDER BY id")}
     prices = _rows(
-        query, "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host"
+        query,
+        "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host, price_id",
     )
     rules = {(r["round"], r["benchmark"]): r for r in _rows(query, "SELECT * FROM benchmark_rounds")}
     texts: dict[str, str] = {}
@@ -184,11 +190,14 @@ def _load(query) -> SiteData:
         row["progress_rows"] = progress.get(row["entry_id"], [])
 
     republished_notes(results, rounds)
+    as_of = site_prices.annotate(results, accelerators, prices)
     boards = _boards(results, rounds, benchmarks, rules)
     epoch = None
     if "epoch_cost_comparison" in tables:
         epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
-    return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+    data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+    data.prices_as_of, data.price_anomalies = as_of, site_prices.part_anomalies(accelerators, prices)
+    return data
 
 
 def republished_notes(results: list[dict], rounds: list[dict]) -> None:
@@ -210,7 +219,10 @@ def _no_cost(tier: str) -> dict:
         "cost_usd": None,
         "price_date": None,
         "price_source": None,
+        "price_id": None,
+        "price_origin": None,
         "price_after_result": None,
+        "price_after_result_days": None,
         "price_estimate": None,
         "cost_missing_reason": "no cost computed",
     }

@@ -15,6 +15,7 @@ from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
 from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sqlpage
 from leaderboard.render import charts as chart_specs
+from leaderboard.render import prices as site_prices
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -106,4 +107,6 @@ def _index_page(site: SiteWriter) -> None:
         accelerators=groups.used_accelerators(data),
         submitters=[groups.without_rows(s) for s in groups.submitters(data)],
         tables=site.tables,
+        later_prices=site_prices.later_price_count(data.results),
+        priced=sum(1 for r in data.results if r["cost_usd"] is not None),
     )

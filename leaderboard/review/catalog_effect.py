@@ -19,6 +19,7 @@ from pathlib import Path
 
 from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
 from leaderboard.normalize import DEFAULT_TIER, TIERS, competition_ranks, usd_per_chip_hour
+from leaderboard.pricing import PriceAnomaly, anomalies
 from leaderboard.problems import plural
 from leaderboard.review import markdown
 from leaderboard.rows import TableRows, table_rows
@@ -81,6 +82,8 @@ class CatalogEffect:
     prices_added: list[Price] = field(default_factory=list)
     prices_removed: list[Price] = field(default_factory=list)
     far_prices: list[FarPrice] = field(default_factory=list)
+    # The price anomalies (pricing.anomalies) of every part whose prices the pull request changes.
+    price_anomalies: list[PriceAnomaly] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -250,6 +253,10 @@ def catalog_effect(
     effect.prices_added = [p for p in after_catalog.prices if p not in old_prices]
     effect.prices_removed = [p for p in before_catalog.prices if p not in new_prices]
     effect.far_prices = far_prices(effect.prices_added, after_catalog)
+    touched = {p.accelerator for p in effect.prices_added + effect.prices_removed}
+    effect.price_anomalies = [
+        a for a in anomalies(after_catalog.prices, after_catalog.accelerators) if a.accelerator in touched
+    ]
     effect.seconds = time.monotonic() - start
     return effect
 
@@ -271,6 +278,10 @@ def _factor(move: Move) -> str:
 
 def _price(price: Price) -> str:
     return f"{price.accelerator} {price.tier} ${price.usd:g} per {price.unit}, {price.date}, {price.provider}"
+
+
+def _anomaly(anomaly: PriceAnomaly) -> str:
+    return f"{anomaly.accelerator} {anomaly.tier} ({anomaly.kind}): {anomaly.message}"
 
 
 def _far(far: FarPrice) -> str:
@@ -313,6 +324,7 @@ def text_lines(effect: CatalogEffect, base: str) -> list[str]:
     lines += [f"  price added: {_price(p)}" for p in effect.prices_added]
     lines += [f"  price removed: {_price(p)}" for p in effect.prices_removed]
     lines += [f"  price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
+    lines += [f"  price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
     return lines
 
 
@@ -325,6 +337,7 @@ def github_lines(
         f"::notice file={prop(name)},title={prop('Effect of the catalog change')}::{data(summary)}" for name in files
     ]
     lines += [f"::warning title={prop('Price far from the others')}::{data(_far(f))}" for f in effect.far_prices]
+    lines += [f"::warning title={prop('Price anomaly')}::{data(_anomaly(a))}" for a in effect.price_anomalies]
     return lines
 
 
@@ -348,6 +361,7 @@ def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str])
     details += [f"price added: {_price(p)}" for p in effect.prices_added]
     details += [f"price removed: {_price(p)}" for p in effect.prices_removed]
     details += [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
+    details += [f"⚠️ price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
     if details:
         out += [""] + [f"- {cell(line)}" for line in details]
     return out

@@ -87,6 +87,10 @@
     if (r.models_per_minute !== null && r.models_per_minute !== undefined) tr.setAttribute("data-models_per_minute", String(r.models_per_minute));
     TIERS.forEach(function (tier) {
       tr.setAttribute("data-cost-" + tier, r.costs[tier] === null ? "" : String(r.costs[tier]));
+      tr.setAttribute("data-marks-" + tier, (r.marks || {})[tier] || "");
+      var latest = (r.latest_costs || {})[tier];
+      tr.setAttribute("data-latest-" + tier, latest === null || latest === undefined ? "" : String(latest));
+      tr.setAttribute("data-latest-marks-" + tier, (r.latest_marks || {})[tier] || "");
     });
     tr.setAttribute("data-availability", r.availability);
     tr.setAttribute("data-accelerator", r.accelerator_id);
@@ -173,6 +177,7 @@
       var s = {
         sort: params.get("sort") || defaultSort,
         tier: params.get("tier") || "on-demand",
+        prices: params.get("prices") === "latest" ? "latest" : "result",
         q: params.get("q") || ""
       };
       if (!METRIC_LABEL[s.sort]) s.sort = defaultSort;
@@ -184,18 +189,21 @@
       var params = new URLSearchParams();
       if (s.sort !== defaultSort) params.set("sort", s.sort);
       if (s.tier !== "on-demand") params.set("tier", s.tier);
+      if (s.prices === "latest") params.set("prices", s.prices);
       FILTERS.forEach(function (name) { if (s[name]) params.set(name, s[name]); });
       if (s.q) params.set("q", s.q);
       writeHash(params);
     }
     function fromForm() {
       var s = { sort: field("sort").value, tier: field("tier").value, q: field("q").value.trim() };
+      s.prices = field("prices") && field("prices").value === "latest" ? "latest" : "result";
       FILTERS.forEach(function (name) { s[name] = field(name).value; });
       return s;
     }
     function toForm(s) {
-      ["sort", "tier", "q"].concat(FILTERS).forEach(function (name) {
+      ["sort", "tier", "prices", "q"].concat(FILTERS).forEach(function (name) {
         var input = field(name);
+        if (!input) return;
         if (input.tagName === "SELECT" && !Array.prototype.some.call(input.options, function (o) { return o.value === s[name]; })) {
           s[name] = "";
         }
@@ -203,9 +211,16 @@
       });
     }
     function metricOf(row, s) {
-      if (s.sort === "cost") return value(row.getAttribute("data-cost-" + s.tier));
+      if (s.sort === "cost") return costOf(row, s);
       var found = value(row.getAttribute("data-" + s.sort));
       return HIGHER_IS_BETTER[s.sort] && found !== null ? -found : found;
+    }
+    // The cost shown: at the prices of each result's date, or at the catalog's latest prices.
+    function costOf(row, s) {
+      return value(row.getAttribute((s.prices === "latest" ? "data-latest-" : "data-cost-") + s.tier));
+    }
+    function costHead(s) {
+      return "Cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")";
     }
     function apply(s) {
       var shown = 0, total = 0;
@@ -228,10 +243,16 @@
           var row = rows[i];
           body.appendChild(row);
           row.querySelector("td.rank").textContent = rowRanks[i] === null ? "—" : String(rowRanks[i]);
-          var cost = value(row.getAttribute("data-cost-" + s.tier));
+          var cost = costOf(row, s);
           var cell = row.querySelector("td.cost");
           cell.textContent = cost === null ? "n/a" : usd(cost);
           cell.classList.toggle("muted", cost === null);
+          // A cost from a price dated after the result, or an estimated one, says so beside it.
+          var marks = row.getAttribute((s.prices === "latest" ? "data-latest-marks-" : "data-marks-") + s.tier);
+          if (cost !== null && marks) marks.split("; ").forEach(function (mark) {
+            cell.appendChild(element("br"));
+            cell.appendChild(element("small", mark, "price-mark"));
+          });
           var visible = FILTERS.every(function (name) {
             if (!s[name] || name === "division") return true;
             return row.getAttribute("data-" + name) === s[name];
@@ -242,12 +263,12 @@
           var divisionShown = !s.division || section.dataset.division === s.division;
           if (visible && divisionShown) shown += 1;
         });
-        table.querySelector("th.cost-head").textContent = "Cost (" + s.tier + ")";
+        table.querySelector("th.cost-head").textContent = costHead(s);
         table.querySelector("th.rank-head").textContent = s.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[s.sort];
         table.querySelectorAll("th[data-sort]").forEach(function (th) {
           if (th.dataset.sort === s.sort) th.setAttribute("aria-sort", "ascending"); else th.removeAttribute("aria-sort");
           var button = th.querySelector("button.sort");
-          if (button && th.dataset.sort === "cost") button.textContent = "Cost (" + s.tier + ")";
+          if (button && th.dataset.sort === "cost") button.textContent = costHead(s);
         });
       });
       document.querySelectorAll("section.division").forEach(function (section) {
@@ -417,7 +438,10 @@
         ["Chip-hours", function (r) { return number(r.chip_hours, 1); }]
       ];
       TIERS.forEach(function (tier) {
-        fields.push(["Cost (" + tier + ")", function (r) { var c = r.costs[tier]; return c === null ? "n/a" : usd(c); }]);
+        fields.push(["Cost (" + tier + ")", function (r) {
+          var c = r.costs[tier], mark = (r.marks || {})[tier];
+          return c === null ? "n/a" : usd(c) + (mark ? " (" + mark + ")" : "");
+        }]);
       });
       fields.push(["Quality (target)", function (r) {
         var q = function (v) { return String(Number(v.toPrecision(4))); };
