@@ -19,6 +19,10 @@ class Family:
     round_rules: bool  # benchmarks carry rules per round (quality target, runs); results dated by their round
     model_runs: bool  # each result trains its own model, named in the file and dated by its paper
     lineages: bool = False  # its benchmarks are followed across rounds (history, lineage and generation pages)
+    # catalog/<folder>/<round>.csv: every result folder of a round's source that its importer left
+    # off the boards, with why (skipped.py); None where the importer takes every result it reads
+    skipped_folder: str | None = None
+    source_unit: str = "result folder"  # one result of the family's published source, in words
 
 
 # MLPerf rounds rank by time to train (the official score); published runs train different
@@ -36,6 +40,7 @@ FAMILIES = {
         round_rules=True,
         model_runs=False,
         lineages=True,
+        skipped_folder="skipped",
     ),
     "mlperf-hpc": Family(
         kind="mlperf-hpc",
@@ -47,6 +52,7 @@ FAMILIES = {
         importer="leaderboard import-mlperf",
         round_rules=True,
         model_runs=False,
+        skipped_folder="skipped",
     ),
     # DAWNBench (2017-2020) took self-measured entries by pull request; it is closed, so only its
     # importer writes the round, listed in a manifest, never verified (no logs to recompute from).
@@ -60,6 +66,8 @@ FAMILIES = {
         importer="leaderboard import-dawnbench",
         round_rules=False,
         model_runs=False,
+        skipped_folder="skipped",
+        source_unit="training entry",
     ),
     "published": Family(
         kind="published",

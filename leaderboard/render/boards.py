@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
-from leaderboard.render import model, progress
+from leaderboard.render import left_off, model, progress
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
 
@@ -114,4 +114,6 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
         records=model.records,
         charts=[site.chart(c) for c in charts if c],
         cost_check=progress.cost_check(rows),
+        counts=left_off.counts_sentence(round_["kind"], len(rows), round_.get("left_off")),
+        left_off_rows=data.skipped.get(round_["id"], []),
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from leaderboard import store
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
+from leaderboard.render import left_off
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
@@ -89,6 +90,7 @@ class SiteData:
     columns: list[tuple[str, str]]  # (name, meaning) of every results column, in table order
     boards: list[Board]
     epoch_comparison: list[dict] | None  # the epoch_cost_comparison table, when present
+    skipped: dict[str, list[dict]] = field(default_factory=dict)  # round -> its skipped_results rows (left_off.py)
 
     @cached_property  # every page shows it: computed once, not once a page (quadratic at scale)
     def newest_date(self) -> str:
@@ -179,7 +181,10 @@ def _load(query) -> SiteData:
     epoch = None
     if "epoch_cost_comparison" in tables:
         epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
-    return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+    names = {b["id"]: b["name"] for b in benchmarks.values()}
+    left = _rows(query, "SELECT * FROM skipped_results") if "skipped_results" in tables else []
+    skipped = left_off.by_round(left, names)
+    return SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch, skipped=skipped)
 
 
 def _no_cost(tier: str) -> dict:
