@@ -273,6 +273,7 @@ class DawnbenchImport:
     stale: list[Path] = field(default_factory=list)  # files of the round this import no longer writes
     manifest: Path | None = None
     left_off: list[skipped.SkippedResult] = field(default_factory=list)  # catalog/skipped/<round>.csv's rows
+    left_off_list: Path | None = None
 
 
 def _read_tree(source: Path) -> dict[tuple[str, str, str, str], bytes]:
@@ -357,7 +358,7 @@ def write_import(result: DawnbenchImport, out: Path, catalog_dir: Path) -> None:
         entry_id = item.path.with_suffix("").as_posix()
         rows.append(manifest.row(entry_id, item.data, text.encode("utf-8")))
     result.manifest = manifest.write(catalog_dir, ROUND, rows, folder=MANIFEST_FOLDER)
-    skipped.write(catalog_dir, ROUND, result.left_off, folder=SKIPPED_FOLDER)
+    result.left_off_list = skipped.write(catalog_dir, ROUND, result.left_off, folder=SKIPPED_FOLDER)
     produced = {out / item.path for item in result.entries}
     round_dir = out / ROUND
     if round_dir.is_dir():
@@ -375,6 +376,7 @@ def report_lines(result: DawnbenchImport, out: Path) -> list[str]:
         f"{result.training_entries} training entries read; {len(result.entries)} written "
         f"({len(result.written)} files changed, {len(result.unchanged)} unchanged) under {out / ROUND}",
         f"manifest: {result.manifest}",
+        f"entries left off, with why: {result.left_off_list}",
         f"{result.inference_entries} inference entries read (latency results, not boards: "
         f"{len(result.inference_problems)} unreadable)",
     ]
