@@ -93,7 +93,7 @@ reimport: $(STAMP)
 	@$(BIN)/leaderboard fetch-archives --to "$(ARCHIVES)" $(FETCH)
 	@mkdir -p "$(FRESH)/submissions"
 	@cp -R catalog "$(FRESH)/catalog"
-	@rm -rf "$(FRESH)/catalog/verified" "$(FRESH)/catalog/imported"
+	@rm -rf "$(FRESH)/catalog/verified" "$(FRESH)/catalog/imported" "$(FRESH)/catalog/skipped"
 	@mlperf=$$($(BIN)/leaderboard importable-archives import-mlperf --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \
 	  && $(BIN)/leaderboard import-mlperf $$mlperf --out "$(FRESH)/submissions" --catalog "$(FRESH)/catalog" -q
 	@epoch=$$($(BIN)/leaderboard importable-archives import-epoch --in "$(ARCHIVES)" --catalog "$(FRESH)/catalog") \

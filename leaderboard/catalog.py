@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from leaderboard import archives, manifest, schemas
 from leaderboard.files import NOT_REGULAR_HINT, load, not_regular, special_files
 from leaderboard.problems import Problem, did_you_mean
+from leaderboard.skipped import HINT as SKIPPED_HINT
+from leaderboard.skipped import SkippedResult, load_skipped, skipped_path
 
 CATALOG_FILES = ("rounds", "benchmarks", "accelerators", "prices")
 # prices.yaml holds prices entered by hand; prices-<source>.yaml files are written by importers
@@ -213,6 +215,7 @@ class Catalog:
     price_index: PriceIndex | None = None
     base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
     verified: dict[str, str] = field(default_factory=dict)  # entry id -> file digest (catalog/verified/)
+    skipped: dict[str, list[SkippedResult]] = field(default_factory=dict)  # round -> left off (catalog/skipped/)
     peak_flop_s: dict[str, PeakRate] = field(default_factory=dict)  # accelerator id -> its peak rate
     training_compute: dict[str, TrainingCompute] = field(default_factory=dict)  # model name -> its compute
     plausibility_overrides: dict[str, Override] = field(default_factory=dict)  # entry id -> override
@@ -355,6 +358,12 @@ def load_catalog(directory: Path) -> Catalog:
         with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
         catalog.problems += archives.cross_check(doc, content, with_logs)
     catalog.verified = manifest.load(directory)
+    catalog.skipped, problems = load_skipped(directory)
+    catalog.problems += problems + [
+        Problem(str(skipped_path(directory, r)), 1, 1, "$", f"no round {r!r} in rounds.yaml", SKIPPED_HINT)
+        for r in catalog.skipped
+        if catalog.rounds and r not in catalog.rounds
+    ]
     return catalog
 
 

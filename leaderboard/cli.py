@@ -23,8 +23,9 @@ from leaderboard.families import family
 from leaderboard.problems import Problem
 
 REIMPORTED = (
-    "A fresh import (DIR/submissions, DIR/catalog/verified, DIR/catalog/imported) the trusted job wrote into an "
-    "empty folder from checksummed archives: importer-written files must be byte-identical to it."
+    "A fresh import (DIR/submissions, DIR/catalog/verified, DIR/catalog/imported, DIR/catalog/skipped) the "
+    "trusted job wrote into an empty folder from checksummed archives: importer-written files must be "
+    "byte-identical to it."
 )
 OUT = "Folder of the published round."
 # The --catalog option of the commands that read the catalog.

@@ -23,6 +23,10 @@ class Family:
     # verified is called, before "Result not verified by MLCommons Association".
     summary: str = "Results ranked by minutes to train, closed and open divisions separately."
     self_reported: str = "Self-reported"
+    # catalog/<folder>/<round>.csv: every result folder of a round's source that its importer left
+    # off the boards, with why (skipped.py); None where the importer takes every result it reads
+    skipped_folder: str | None = None
+    source_unit: str = "result folder"  # one result of the family's published source, in words
 
 
 # MLPerf rounds rank by time to train (the official score); published runs train different
@@ -42,6 +46,7 @@ FAMILIES = {
         lineages=True,
         summary="An MLPerf Training round, published {date}; results are ranked by minutes to train, "
         "closed and open divisions separately.",
+        skipped_folder="skipped",
     ),
     "mlperf-hpc": Family(
         kind="mlperf-hpc",
@@ -57,6 +62,7 @@ FAMILIES = {
         summary="An MLPerf HPC round (scientific models on supercomputers), published {date}; strong-scaling "
         'results are ranked by minutes to train one model, weak-scaling ones (benchmarks marked "weak '
         'scaling") by models per minute, each on its own board, closed and open divisions separately.',
+        skipped_folder="skipped",
     ),
     # DAWNBench (2017-2020) took self-measured entries by pull request; it is closed, so only its
     # importer writes the round, listed in a manifest, never verified (no logs to recompute from).
@@ -74,6 +80,8 @@ FAMILIES = {
         "submitters measured themselves and sent by pull request, self-reported and never verified; ranked by "
         "minutes to the target among DAWNBench results only, never beside MLPerf.",
         self_reported="Self-reported to DAWNBench (no logs to recompute it from)",
+        skipped_folder="skipped",
+        source_unit="training entry",
     ),
     "published": Family(
         kind="published",

@@ -31,6 +31,12 @@ rounds = sa.Table(
     _col("log_format", Text, "MLPerf rounds: mllog, mll (v0.6) or mlpv0.5: the format of the raw logs."),
     _col("layout", Text, "MLPerf rounds: org-systems or v0.5-entries: the layout of the results tree."),
     _col("rules_source", Text, "MLPerf rounds: where the round's targets, runs and RCPs come from."),
+    _col(
+        "left_off",
+        Int,
+        "Result folders (DAWNBench: training entries) of the round's source that are on no board: its rows in "
+        "skipped_results. NULL where no importer lists them (no catalog/skipped/<round>.csv).",
+    ),
     comment="The rounds of the catalog.",
 )
 benchmarks = sa.Table(
@@ -400,6 +406,43 @@ epoch_cost_comparison = sa.Table(
     _col("ratio", Float, "our_cost_usd_2023 / epoch_cost_usd_2023."),
     comment="Our cost of each run beside Epoch AI's estimate, per tier, where both exist. Derived; Epoch's "
     "estimate uses its own prices, utilization and hardware assumptions.",
+)
+
+
+skipped_results = sa.Table(
+    "skipped_results",
+    metadata,
+    _col("round", Text, "Round id.", primary_key=True),
+    _col(
+        "folder",
+        Text,
+        "The result folder in the round's repository (DAWNBench: <Task>/train/<entry>): one folder of the "
+        "round's source that is on no board.",
+        primary_key=True,
+    ),
+    _col("submitter", Text, "Organization, as its system description names it, else its folder."),
+    _col("system", Text, "System name, as its description gives it, else the system's folder."),
+    _col(
+        "benchmark",
+        Text,
+        "Benchmark id; the folder's own name where the round has no such benchmark (the reason then says so).",
+    ),
+    _col(
+        "reason",
+        Text,
+        "Why it is on no board: its logs absent from the public copy (MISSING.txt), too few runs, too many failed "
+        "runs, an unreadable system description, unresolved hardware (DAWNBench), ...",
+    ),
+    _col("logs_found", Int, "Run logs the source holds for it; NULL where results are not run logs (DAWNBench)."),
+    _col("logs_needed", Int, "Runs the round's rules ask for; NULL where unknown."),
+    _col(
+        "logs_missing",
+        Int,
+        "Run logs the source's MISSING.txt lists as absent from the public copy (0: none); NULL for DAWNBench.",
+    ),
+    _col("source_url", Text, "Where the folder is published."),
+    comment="Every result folder of a shipped round's source that is on no board, with why: written by the "
+    "round's importer to catalog/skipped/<round>.csv. A round's result folders = its results + these rows.",
 )
 
 

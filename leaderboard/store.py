@@ -31,6 +31,7 @@ from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of s
     results,
     rounds,
     run_table,
+    skipped_results,
     table_docs,
 )
 from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement  # noqa: F401
@@ -48,7 +49,10 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
     from leaderboard.normalize import usd_per_chip_hour
 
     return {
-        "rounds": [{c.name: getattr(r, c.name) for c in rounds.columns} for r in catalog.rounds.values()],
+        "rounds": [
+            {**{c.name: getattr(r, c.name, None) for c in rounds.columns}, "left_off": _left_off(catalog, r.id)}
+            for r in catalog.rounds.values()
+        ],
         "benchmarks": [{c.name: getattr(b, c.name) for c in benchmarks.columns} for b in catalog.benchmarks.values()],
         "benchmark_rounds": [
             {
@@ -74,7 +78,13 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
             }
             for p in catalog.prices
         ],
+        "skipped_results": [asdict(item) for items in catalog.skipped.values() for item in items],
     }
+
+
+def _left_off(catalog: Catalog, round_id: str) -> int | None:
+    """How many result folders of the round are on no board; None without an importer's list."""
+    return len(catalog.skipped[round_id]) if round_id in catalog.skipped else None
 
 
 def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:

@@ -241,6 +241,7 @@ def real_import(shared_data: Path, tmp_path_factory) -> Path:
     """The real archive imported into a project with the shipped catalog and no other results, then built."""
     project = tmp_path_factory.mktemp("dawnbench")
     shutil.copytree(ROOT / "catalog", project / "catalog")
+    shutil.rmtree(project / "catalog" / "skipped")  # the import writes its list afresh
     (project / "submissions").mkdir()
     done = run_cli("import-dawnbench", shared_data / "dawnbench.tar.xz", cwd=project)
     assert done.code == 0, done.err
@@ -256,6 +257,20 @@ def test_real_archive_every_training_entry_written_or_explained(real_import: Pat
     assert "49 inference entries read" in out
     assert "6 training entries not written:" in out
     assert out.count("names no processor model") == 5 and "Nimbix np9g1" in out
+    # The six, with why, in the list the build reads (byte for byte the shipped one) and on the round page.
+    listed = (real_import / "catalog" / "skipped" / "dawnbench-v1.0.csv").read_bytes()
+    assert listed == (ROOT / "catalog" / "skipped" / "dawnbench-v1.0.csv").read_bytes()
+    with duckdb.connect(str(real_import / "leaderboard.duckdb"), read_only=True) as db:
+        rows = db.execute("SELECT folder, submitter, benchmark, reason FROM skipped_results ORDER BY folder").fetchall()
+        assert db.execute("SELECT left_off FROM rounds WHERE id = 'dawnbench-v1.0'").fetchone() == (6,)
+    assert len(rows) == 6 and rows[0][:3] == (
+        "CIFAR10/train/ajay_resnet9_1v100_pytorch",
+        "Ajay Uppili Arasanipalai",
+        "dawnbench-cifar10",
+    )
+    assert sum("names no processor model" in row[3] for row in rows) == 5
+    page = (real_import / "site" / "rounds" / "dawnbench-v1.0.html").read_text(encoding="utf-8")
+    assert "63 results on the boards, 6 training entries left off." in page
 
 
 def test_real_archive_never_holds_an_email_address(real_import: Path):

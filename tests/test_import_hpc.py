@@ -206,6 +206,7 @@ def hpc_imported(shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("hpc") / "submissions"
     catalog_dir = out.parent / "catalog"
     shutil.copytree(ROOT / "catalog", catalog_dir)
+    shutil.rmtree(catalog_dir / "skipped")  # the import writes its lists afresh
     for round_id in HPC_ROUNDS:
         if (ROOT / "submissions" / round_id).is_dir():
             shutil.copytree(ROOT / "submissions" / round_id, out / round_id)
@@ -236,6 +237,11 @@ def test_the_shipped_hpc_submissions_and_manifest_are_what_the_importer_writes(h
     manifest = (out.parent / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
     assert manifest == (ROOT / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
     assert validate_paths([out / round_id], ROOT / "catalog").problems == []
+    left_off = (out.parent / "catalog" / "skipped" / f"{round_id}.csv").read_bytes()
+    assert left_off == (ROOT / "catalog" / "skipped" / f"{round_id}.csv").read_bytes()
+    assert len(report.left_off) == len(report.skipped) and report.result_dirs == len(report.written) + len(
+        report.skipped
+    )
 
 
 REFERENCES = [r for r in HPC_ROUNDS if (ROOT.parent / "shared" / "data" / f"{r}.reference-scores.csv").is_file()]

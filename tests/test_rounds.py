@@ -35,6 +35,7 @@ def imported(shared_data, tmp_path_factory):
     catalog_dir = out.parent / "catalog"  # the import writes its manifests there, never into the project
     shutil.copytree(ROOT / "catalog", catalog_dir)
     shutil.rmtree(catalog_dir / "verified")
+    shutil.rmtree(catalog_dir / "skipped")
     archives = [shared_data / f"{round_id}.tar.xz" for round_id in ROUNDS]
     outcomes = import_sources(archives, None, CATALOG, catalog_dir, out)
     rounds = {}
@@ -73,6 +74,18 @@ def test_the_shipped_manifest_is_what_the_importer_records(imported, round_id):
     written = (out.parent / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
     assert written == (ROOT / "catalog" / "verified" / f"{round_id}.csv").read_text(encoding="utf-8")
     assert len(written.splitlines()) - 1 == sum(1 for _ in (ROOT / "submissions" / round_id).rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("round_id", ROUNDS)
+def test_the_shipped_skipped_list_is_what_the_importer_writes(imported, round_id):
+    """catalog/skipped/<round>.csv, the result folders left off the boards, is the import's; its
+    rows are the directories skipped plus those MISSING.txt names and the tree lacks altogether."""
+    report, entries, out = imported[round_id]
+    written = (out.parent / "catalog" / "skipped" / f"{round_id}.csv").read_bytes()
+    assert written == (ROOT / "catalog" / "skipped" / f"{round_id}.csv").read_bytes()
+    absent = [row for row in report.left_off if row.logs_found == 0]
+    assert len(report.left_off) == len(report.skipped) + len(absent)
+    assert report.result_dirs + len(absent) == len(entries) + len(report.left_off)
 
 
 @pytest.mark.parametrize("round_id", ROUNDS)

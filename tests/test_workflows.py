@@ -187,7 +187,9 @@ def test_the_reimport_fetches_checksummed_archives_and_imports_into_a_new_folder
     order = [next(i for i, line in enumerate(lines) if word in line) for word in ("fetch-archives", "import-mlperf")]
     assert order == sorted(order)
     assert f'fetch-archives --to "{tmp_path}/a" --from X' in done.stdout
-    assert f'rm -rf "{tmp_path}/f/catalog/verified" "{tmp_path}/f/catalog/imported"' in done.stdout
+    assert f'rm -rf "{tmp_path}/f/catalog/verified" "{tmp_path}/f/catalog/imported" "{tmp_path}/f/catalog/skipped"' in (
+        done.stdout
+    )
     assert f'--out "{tmp_path}/f/submissions"' in done.stdout and f'--catalog "{tmp_path}/f/catalog"' in done.stdout
     assert "import-epoch" in done.stdout
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from leaderboard import manifest
+from leaderboard import manifest, skipped
 from leaderboard.catalog import Catalog
 from leaderboard.files import dump_yaml
 from leaderboard.importers.archive import READ_ERRORS, SourceError, iter_source
@@ -33,6 +33,7 @@ from leaderboard.tree import identity
 IMPORTER = "leaderboard import-dawnbench 1"
 ROUND = "dawnbench-v1.0"
 MANIFEST_FOLDER = "imported"  # catalog/imported/<round>.csv: importer-written, never "verified"
+SKIPPED_FOLDER = "skipped"  # catalog/skipped/<round>.csv: the training entries it did not write, with why
 
 # The family's facts, for leaderboard/families.py: self-reported (never verified), ranked by
 # time to target among DAWNBench results only, closed to hand edits (importer-written files).
@@ -271,6 +272,8 @@ class DawnbenchImport:
     unchanged: list[Path] = field(default_factory=list)
     stale: list[Path] = field(default_factory=list)  # files of the round this import no longer writes
     manifest: Path | None = None
+    left_off: list[skipped.SkippedResult] = field(default_factory=list)  # catalog/skipped/<round>.csv's rows
+    left_off_list: Path | None = None
 
 
 def _read_tree(source: Path) -> dict[tuple[str, str, str, str], bytes]:
@@ -287,6 +290,25 @@ def _json(content: bytes) -> tuple[Any, str | None]:
         return orjson.loads(content), None
     except orjson.JSONDecodeError as error:
         return None, f"the JSON file does not parse ({error})"
+
+
+def left_off(entry: Skipped, record: Any, catalog: Catalog) -> skipped.SkippedResult:
+    """A training entry not written, as a row of the skipped list (its author and hardware as the
+    JSON file gives them, where it is an object)."""
+    task, _, name = entry.entry.split("/", 2)
+    fields = record if isinstance(record, dict) else {}
+    return skipped.SkippedResult(
+        round=ROUND,
+        folder=entry.entry,
+        submitter=_text(fields.get("author"), 200) or "(not named)",
+        system=_text(fields.get("hardware"), 300) or "(not named)",
+        benchmark=TASKS[task].benchmark,
+        reason=entry.reason,
+        logs_found=None,
+        logs_needed=None,
+        logs_missing=None,
+        source_url=_source_url(catalog, task, name),
+    )
 
 
 def plan_import(source: Path, catalog: Catalog) -> DawnbenchImport:
@@ -307,15 +329,19 @@ def plan_import(source: Path, catalog: Catalog) -> DawnbenchImport:
             continue
         result.training_entries += 1
         if problem:
-            result.skipped.append(Skipped(f"{task}/train/{name}", problem))
-            continue
-        tsv = files.get((task, kind, name, "tsv"))
-        if tsv is not None and len(tsv) > MAX_TSV_BYTES:
-            result.skipped.append(Skipped(f"{task}/train/{name}", f"{name}.tsv is over {MAX_TSV_BYTES >> 20} MiB"))
-            continue
-        text = tsv.decode("utf-8", errors="replace") if tsv is not None else None
-        outcome = submission(task, name, record, text, catalog)
-        (result.entries if isinstance(outcome, Written) else result.skipped).append(outcome)
+            outcome: Written | Skipped = Skipped(f"{task}/train/{name}", problem)
+        else:
+            tsv = files.get((task, kind, name, "tsv"))
+            if tsv is not None and len(tsv) > MAX_TSV_BYTES:
+                outcome = Skipped(f"{task}/train/{name}", f"{name}.tsv is over {MAX_TSV_BYTES >> 20} MiB")
+            else:
+                text = tsv.decode("utf-8", errors="replace") if tsv is not None else None
+                outcome = submission(task, name, record, text, catalog)
+        if isinstance(outcome, Written):
+            result.entries.append(outcome)
+        else:
+            result.skipped.append(outcome)
+            result.left_off.append(left_off(outcome, record, catalog))
     if result.training_entries == 0:
         raise SourceError(f"{source} holds no DAWNBench training entries (<Task>/train/<entry>.json)")
     _tell_apart(result.entries)
@@ -332,6 +358,7 @@ def write_import(result: DawnbenchImport, out: Path, catalog_dir: Path) -> None:
         entry_id = item.path.with_suffix("").as_posix()
         rows.append(manifest.row(entry_id, item.data, text.encode("utf-8")))
     result.manifest = manifest.write(catalog_dir, ROUND, rows, folder=MANIFEST_FOLDER)
+    result.left_off_list = skipped.write(catalog_dir, ROUND, result.left_off, folder=SKIPPED_FOLDER)
     produced = {out / item.path for item in result.entries}
     round_dir = out / ROUND
     if round_dir.is_dir():
@@ -349,6 +376,7 @@ def report_lines(result: DawnbenchImport, out: Path) -> list[str]:
         f"{result.training_entries} training entries read; {len(result.entries)} written "
         f"({len(result.written)} files changed, {len(result.unchanged)} unchanged) under {out / ROUND}",
         f"manifest: {result.manifest}",
+        f"entries left off, with why: {result.left_off_list}",
         f"{result.inference_entries} inference entries read (latency results, not boards: "
         f"{len(result.inference_problems)} unreadable)",
     ]

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from leaderboard import manifest
+from leaderboard import manifest, skipped
 from leaderboard.catalog import Catalog, Round
+from leaderboard.families import family
 from leaderboard.files import SUFFIXES
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.energy import PowerLog, hold, read_held_power_log, read_power_log, result_energy
 from leaderboard.importers.entries import Written, entry_data, entry_file_name, identity, write_entries
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
+from leaderboard.importers.left_off import MAX_MISSING_BYTES, is_missing_list, read_missing, skipped_rows
 from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_file
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, stored_quality, targets_for
@@ -58,6 +60,8 @@ class ImportReport:
     without_energy: list[tuple[str, str]] = field(default_factory=list)
     with_energy: int = 0
     notes: list[str] = field(default_factory=list)
+    # every result folder on no board (catalog/skipped/<round>.csv): those skipped, and those MISSING.txt lists
+    left_off: list[skipped.SkippedResult] = field(default_factory=list)
 
     def summary_lines(self) -> list[str]:
         counts = {s: sum(1 for w in self.written if w.status == s) for s in ("new", "updated", "unchanged")}
@@ -71,6 +75,10 @@ class ImportReport:
         lines += [f"  {path}: {reason}" for path, reason in self.runs_failed]
         lines.append(f"result directories skipped: {len(self.skipped)}")
         lines += [f"  {path}: {reason}" for path, reason in self.skipped]
+        absent = [row for row in self.left_off if not row.logs_found]
+        if absent:
+            lines.append(f"result directories the public copy lacks altogether (MISSING.txt): {len(absent)}")
+            lines += [f"  {row.folder}: {row.reason}" for row in absent]
         replaced = [w for w in self.written if w.replaced]
         if replaced:
             lines.append(f"files replaced by an imported entry: {len(replaced)}")
@@ -211,6 +219,7 @@ def _import_in_worker(
     except ImportFailure as error:
         return None, str(error)
     record_manifest(catalog_dir, round_id, out, report.written)
+    record_skipped(catalog, catalog_dir, round_id, report.left_off)
     return report, None
 
 
@@ -226,6 +235,14 @@ def record_manifest(catalog_dir: Path, round_id: str, out: Path, written: list[W
         if old["entry_id"] not in rows and any(path.is_file() for path in kept):
             rows[old["entry_id"]] = old
     return manifest.write(catalog_dir, round_id, rows.values())
+
+
+def record_skipped(
+    catalog: Catalog, catalog_dir: Path, round_id: str, rows: list[skipped.SkippedResult]
+) -> Path | None:
+    """catalog/skipped/<round>.csv: every result folder of the round this import left off, written whole."""
+    folder = family(catalog.rounds[round_id].kind).skipped_folder
+    return skipped.write(catalog_dir, round_id, rows, folder) if folder else None
 
 
 def import_mlperf(
@@ -253,9 +270,13 @@ def import_mlperf(
     folder = source.resolve().parent if source.is_dir() else None
     targets: dict[str, Targets] = {}  # benchmark id -> what its runs must reach, made once
 
+    missing: dict[ResultDir, list[str]] = {}  # run logs MISSING.txt says the public copy lacks
+
     def wanted(path: str) -> bool:
-        """The layout's files; in a folder, a power log only when its run's log is there to give
-        it a time to train (a tree may hold power logs alone: v4.0's public copy does)."""
+        """The layout's files and MISSING.txt; in a folder, a power log only when its run's log is
+        there to give it a time to train (a tree may hold power logs alone: v4.0's public copy does)."""
+        if is_missing_list(path):
+            return True
         if not layout.wanted(path):
             return False
         log = layout.log_file(path) if folder is not None and path.endswith(".txt") else None
@@ -267,6 +288,10 @@ def import_mlperf(
     try:
         for source_file in iter_source(source, wanted, notes):
             path = source_file.path
+            if is_missing_list(path):
+                text = source_file.stream.read(MAX_MISSING_BYTES).decode("utf-8", errors="replace")
+                missing.update(read_missing(text, path, layout))
+                continue
             if path.endswith(".json"):
                 read_system_file(layout, source_file, systems)
                 continue
@@ -295,6 +320,7 @@ def import_mlperf(
     report.result_dirs = len(logs)
     entries: list[tuple[ResultDir, dict]] = []
     used_systems: set[str] = set()
+    left_off: list[tuple[ResultDir, str]] = []
     for result in sorted(logs):
         data, reason = _score_directory(
             result,
@@ -309,8 +335,11 @@ def import_mlperf(
         )
         if data is None:
             report.skipped.append((result.path, reason))
+            left_off.append((result, reason))
         else:
             entries.append((result, data))
+    found = {result: len(runs) for result, runs in logs.items()}
+    report.left_off = skipped_rows(round_, catalog, left_off, found, missing, systems)
 
     without_runs = sorted(r.path for r in (set(power_logs) | unread_power) - set(logs))
     if without_runs:

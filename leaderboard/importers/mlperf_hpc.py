@@ -18,6 +18,7 @@ from leaderboard.catalog import Catalog, Round, RoundRules
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.entries import entry_data, entry_file_name, write_entries
 from leaderboard.importers.layouts import LAYOUTS, ResultDir, in_source
+from leaderboard.importers.left_off import MAX_MISSING_BYTES, is_missing_list, read_missing, skipped_rows
 from leaderboard.importers.mllog import read_run
 from leaderboard.importers.mlperf import (
     ImportFailure,
@@ -167,9 +168,10 @@ def import_hpc(
     logs: dict[ResultDir, dict[int, tuple[str, RunLog | None]]] = {}
     targets: dict[str, Targets] = {}
     notes = SourceNotes()
+    missing: dict[ResultDir, list[str]] = {}  # run logs MISSING.txt says the public copy lacks
 
     def wanted(path: str) -> bool:
-        if path.endswith(f"/{SCALING_FILE}"):
+        if path.endswith(f"/{SCALING_FILE}") or is_missing_list(path):
             return True
         if not layout.wanted(path):
             return False
@@ -178,6 +180,10 @@ def import_hpc(
     try:
         for source_file in iter_source(source, wanted, notes):
             path = source_file.path
+            if is_missing_list(path):
+                text = source_file.stream.read(MAX_MISSING_BYTES).decode("utf-8", errors="replace")
+                missing.update(read_missing(text, path, layout))
+                continue
             if path.endswith(f"/{SCALING_FILE}"):
                 folder = path.removesuffix(f"/{SCALING_FILE}")
                 try:
@@ -204,13 +210,17 @@ def import_hpc(
     report.result_dirs = len(logs)
     entries: list[tuple[ResultDir, dict]] = []
     used: set[str] = set()
+    left_off: list[tuple[ResultDir, str]] = []
     for result in sorted(logs):
         factor = factors.get(in_source(result.top, result.repo_path))
         data, reason = _score_folder(result, logs[result], systems, used, factor, rcp_tables, round_, catalog, report)
         if data is None:
             report.skipped.append((result.path, reason))
+            left_off.append((result, reason))
         else:
             entries.append((result, data))
+    found = {result: len(runs) for result, runs in logs.items()}
+    report.left_off = skipped_rows(round_, catalog, left_off, found, missing, systems)
     for path in sorted(set(systems) - used):
         if "/systems/" in path:
             report.notes.append(f"{path}: a system description without any result folder")

@@ -6,7 +6,7 @@ from dataclasses import astuple
 
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
-from leaderboard.render import likeness, model, progress
+from leaderboard.render import left_off, likeness, model, progress
 from leaderboard.render import prices as site_prices
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
@@ -152,4 +152,6 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
         records=model.records,
         charts=[site.chart(c) for c in charts],
         cost_check=progress.cost_check(rows),
+        counts=left_off.counts_sentence(round_["kind"], len(rows), round_.get("left_off")),
+        left_off_rows=data.skipped.get(round_["id"], []),
     )

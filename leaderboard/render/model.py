@@ -15,7 +15,7 @@ from pathlib import Path
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
-from leaderboard.render import likeness
+from leaderboard.render import left_off, likeness
 from leaderboard.render import prices as site_prices
 
 DIVISIONS = ("closed", "open")
@@ -101,6 +101,7 @@ class SiteData:
     # part's price anomalies (pricing.anomalies) by accelerator id.
     prices_as_of: str | None = None
     price_anomalies: dict = field(default_factory=dict)
+    skipped: dict[str, list[dict]] = field(default_factory=dict)  # round -> its skipped_results rows (left_off.py)
 
     @cached_property  # every page shows it: computed once, not once a page (quadratic at scale)
     def newest_date(self) -> str:
@@ -195,7 +196,10 @@ def _load(query) -> SiteData:
     epoch = None
     if "epoch_cost_comparison" in tables:
         epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
-    data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch)
+    names = {b["id"]: b["name"] for b in benchmarks.values()}
+    left = _rows(query, "SELECT * FROM skipped_results") if "skipped_results" in tables else []
+    skipped = left_off.by_round(left, names)
+    data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch, skipped=skipped)
     data.prices_as_of, data.price_anomalies = as_of, site_prices.part_anomalies(accelerators, prices)
     return data
 

@@ -122,8 +122,12 @@ def check(
         return manifests[round_id]
 
     folders = {family(k).manifest_folder: family(k) for k in kinds.values() if family(k).manifest_folder}
+    skipped_folders = {family(k).skipped_folder for k in kinds.values()} - {None}
     for status, name in changes:
         path = Path(name)
+        if path.parts[:1] == (catalog,) and len(path.parts) == 3 and path.parts[1] in skipped_folders:
+            problems += _skipped_list_problems(repo, name, family(kinds.get(path.stem, "")), reimported)
+            continue
         if path.parts[:1] == (catalog,) and len(path.parts) == 3 and path.parts[1] in folders:
             if path.suffix == ".csv":
                 problems += _manifest_problems(repo, name, path.stem, folders[path.parts[1]], reimported, submissions)
@@ -231,3 +235,26 @@ def _manifest_problems(
     return [problem(f"lists {shown(e, 100)} other than {FRESH_IMPORT} does") for e in wrong[:5]] + [
         problem(f"lacks {shown(e, 100)}, which {FRESH_IMPORT} lists") for e in missing[:5]
     ]
+
+
+def _skipped_list_problems(repo: Path, name: str, facts: Family, reimported: Path | None) -> list[Problem]:
+    """A list of the result folders an importer left off (catalog/skipped/<round>.csv) passes only
+    as the fresh import wrote it: byte for byte, or absent from both."""
+    importer = f"`{facts.importer}`" if facts.importer else "an importer"
+    what = f"the list of result folders {importer} left off the boards"
+    if reimported is None:
+        return [
+            Problem(
+                name, 1, 1, "$", f"changes {what}: only a re-import may, confirmed by {FRESH_IMPORT}", REIMPORT_HINT
+            )
+        ]
+    ours, theirs = read_regular(repo / name), read_regular(reimported / name)
+    if ours == theirs:
+        return []
+    if ours is None:
+        message = f"deletes {what}, which {FRESH_IMPORT} writes"
+    elif theirs is None:
+        message = f"adds {what}, and {FRESH_IMPORT} wrote no such list"
+    else:
+        message = f"is not {what} as {FRESH_IMPORT} wrote it"
+    return [Problem(name, 1, 1, "$", message, REIMPORT_HINT)]
