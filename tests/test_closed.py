@@ -5,6 +5,7 @@ takes no rank, record or "best" beside verified ones, labelled wherever it appea
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 
 import duckdb
@@ -17,7 +18,7 @@ from test_validate import PUBLISHED
 
 from leaderboard.families import FAMILIES, family
 from leaderboard.normalize import RANK_METRIC
-from leaderboard.render.model import NOT_VERIFIED, SELF_REPORTED
+from leaderboard.render.model import NOT_VERIFIED, unverified_note
 from leaderboard.rows import ranked_in
 
 ROUND = "mlperf-training-v5.0"
@@ -306,6 +307,9 @@ def test_the_forged_result_takes_no_rank_in_the_database(built):
     assert rows["published/acme-labs/acme-lm"] == (False, True, 1, 5760.0)  # alone on its board: ranked
 
 
+SELF_REPORTED = "Self-reported"
+
+
 def test_the_site_labels_it_self_reported_and_gives_it_no_rank_record_or_best(built):
     site = built / "site"
     board = Page((site / "boards" / ROUND / "retinanet.html").read_text(encoding="utf-8"))
@@ -316,7 +320,7 @@ def test_the_site_labels_it_self_reported_and_gives_it_no_rank_record_or_best(bu
     firsts = [e for e, r in board.rows.items() if r["attrs"]["data-rank"] == "1" and r["division"] == "closed"]
     assert firsts and FORGED not in firsts
     entry = (site / "entries" / f"{FORGED}.html").read_text(encoding="utf-8")
-    assert f"{SELF_REPORTED}: {NOT_VERIFIED}" in entry and "Rank <strong>" not in entry
+    assert unverified_note("mlperf-training") in entry and "Rank <strong>" not in entry
     feed = (site / "feed.xml").read_text(encoding="utf-8")
     assert "New result (self-reported): Tyche Fast" in feed
     assert "New record: Tyche Fast" not in feed
@@ -325,6 +329,13 @@ def test_the_site_labels_it_self_reported_and_gives_it_no_rank_record_or_best(bu
     # No "best": the lineage, generation and home pages (fastest per round and scale, records) never name it.
     pages = [site / "index.html", *(site / "benchmarks").glob("*.html"), *(site / "generations").glob("*.html")]
     assert len(pages) > 2
-    pages.append(site / "data" / "accelerator-results.js")  # what the accelerator comparison picks from
     for path in pages:
         assert "tyche-fast-retinanet" not in path.read_text(encoding="utf-8"), path
+    # The accelerator comparison holds it, labelled unranked, and never pairs it where a verified
+    # GB200 result of its benchmark exists.
+    text = (site / "data" / "accelerator-results.js").read_text(encoding="utf-8")
+    data = json.loads(text.removeprefix("window.leaderboardAccelerators = ").rstrip().removesuffix(";"))
+    forged = [i for i, r in enumerate(data["results"]) if r["id"] == FORGED]
+    assert [data["results"][i]["ranked"] for i in forged] == [False]
+    chosen = {i for found in data["pairs"].values() for _, a, b in found for i in (a, b)}
+    assert forged[0] not in chosen
