@@ -13,6 +13,12 @@ from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
 
 ACCELERATOR_DATA = "data/accelerator-results.js"
+# A vendor line's generation charts: chart name suffix -> (family, metric).
+GENERATION_CHARTS = {
+    "": ("mlperf-training", "minutes"),
+    "--hpc": ("mlperf-hpc", "minutes"),
+    "--hpc-weak": ("mlperf-hpc", WEAK_SCALING_METRIC),
+}
 
 
 def write_pages(site: SiteWriter) -> None:
@@ -37,10 +43,9 @@ def write_pages(site: SiteWriter) -> None:
     for line in lines:
         items = lineages.generations(line, found)
         charts = [
-            lineage_charts.generations_chart(f"generations--{line.slug}", line, items, rounds, "../"),
-            lineage_charts.generations_chart(
-                f"generations--{line.slug}--weak", line, items, rounds, "../", WEAK_SCALING_METRIC
-            ),
+            # one chart per family and metric: MLPerf Training and MLPerf HPC never share one
+            lineage_charts.generations_chart(f"generations--{line.slug}{suffix}", line, items, rounds, "../", *on)
+            for suffix, on in GENERATION_CHARTS.items()
         ]
         site.page(
             line.path,

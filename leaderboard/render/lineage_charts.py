@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from leaderboard.families import family
 from leaderboard.render.charts import LOG, Chart, _finish, _named, _points, legend
 from leaderboard.render.colours import distinct_styles
 from leaderboard.render.lineages import Lineage, VendorLine
@@ -134,16 +135,23 @@ def minutes_over_time(
 
 
 def generations_chart(
-    name: str, line: VendorLine, items: list[dict], rounds: dict[str, dict], root: str, metric: str = "minutes"
+    name: str,
+    line: VendorLine,
+    items: list[dict],
+    rounds: dict[str, dict],
+    root: str,
+    kind: str = "mlperf-training",
+    metric: str = "minutes",
 ) -> Chart | None:
-    """Per benchmark segment whose lineage ranks by metric, each accelerator's best result at the
-    segment's comparable scale, accelerators in order of release: a line per segment with two or
-    more accelerators."""
+    """Per benchmark segment of one family (round kind) whose lineage ranks by metric, each
+    accelerator's best result at the segment's comparable scale, accelerators in order of release:
+    a line per segment with two or more accelerators. Families never share a chart."""
     order = [a["name"] for a in line.accelerators]
     field, axis_title, _, unit = AXIS[metric]
+    label = family(kind).label
     points = []
     for item in items:
-        if item["lineage"].metric != metric:
+        if item["lineage"].metric != metric or item["lineage"].kind != kind:
             continue
         rows = [r for r in item["rows"] if r["at_scale"] is not None]
         if len(rows) < 2:
@@ -196,13 +204,13 @@ def generations_chart(
     )
     spec = _finish(
         chart,
-        f"{line.vendor}: best result per accelerator at the same scale, {unit}",
-        "Closed division, available systems, MLPerf rounds only; each benchmark at the chip count most of the "
+        f"{line.vendor} in {label}: best result per accelerator at the same scale, {unit}",
+        f"Closed division, available systems, {label} rounds only; each benchmark at the chip count most of the "
         "accelerators ran. Results may come from different rounds (see the table).",
         datasets,
     )
     description = (
-        f"Line chart of each {line.vendor} accelerator's best closed-division, available MLPerf result per "
+        f"Line chart of each {line.vendor} accelerator's best closed-division, available {label} result per "
         f"benchmark at a shared chip count, {unit} on a log scale, accelerators in order of release."
     )
-    return Chart(name, f"{line.vendor} accelerators side by side, {unit}", description, spec)
+    return Chart(name, f"{line.vendor} accelerators side by side in {label}, {unit}", description, spec)
