@@ -372,7 +372,7 @@ def _runs(value: str | None) -> list[float | None] | None:
     default=".",
     show_default=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="The git repository.",
+    help="Any folder of the git repository (its root is the folder above it with catalog/ and submissions/).",
 )
 @click.option("--reimported", type=click.Path(path_type=Path, file_okay=False, exists=True), help=REIMPORTED)
 def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) -> None:
@@ -387,10 +387,19 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) ->
     only as the fresh import in --reimported wrote them (without it, only unchanged). Each new
     or changed entry's rank is printed. Every other changed path is named with its kind (code,
     workflow, build, ...), those a code owner must review first. Exit 1 when a changed file is
-    invalid.
+    invalid. Runs from any folder of the repository.
     """
-    from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
+    from leaderboard.checkpr import (
+        GitError,
+        as_github,
+        as_markdown,
+        as_text,
+        check_pull_request,
+        default_base,
+        repository_root,
+    )
 
+    repo = repository_root(repo)
     try:
         check = check_pull_request(repo, base or default_base(repo), reimported=reimported)
     except GitError as error:
