@@ -16,7 +16,7 @@ from leaderboard.families import family
 from leaderboard.files import dump_yaml
 from leaderboard.importers.epoch import file_slug
 from leaderboard.normalize import olympic_mean, slug
-from leaderboard.problems import Problem, closest
+from leaderboard.problems import Problem, suggestion
 from leaderboard.tree import Entry, duplicate_problems
 from leaderboard.validate import check_submission, entries_in
 
@@ -86,11 +86,7 @@ def id_problem(kind: str, value: str, known: dict) -> str | None:
     if value in known:
         return None
     names = {id_: [getattr(item, "name", ""), *getattr(item, "aliases", ())] for id_, item in known.items()}
-    close = closest(value, names)
-    if close:
-        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
-    else:
-        hint = "known: " + ", ".join(sorted(known)) if len(known) <= 12 else None
+    hint = suggestion(value, names)
     return f"unknown {kind} {value!r}" + (f" ({hint})" if hint else "")
 
 

@@ -69,6 +69,14 @@ def closest(value: str, choices: Mapping[str, Iterable[str]], limit: int = 3) ->
     return [id_ for *_, id_ in sorted(scored)[:limit]]
 
 
+def suggestion(value: str, choices: Mapping[str, Iterable[str]]) -> str | None:
+    """'did you mean ...?' naming the closest ids (by id, name and aliases), or the few known ones."""
+    close = closest(value, choices)
+    if close:
+        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return "known: " + ", ".join(sorted(choices)) if len(choices) <= 12 else None
+
+
 def plural(count: int, word: str, many: str | None = None) -> str:
     """'1 file', '2 files', '0 files': every count the command line prints."""
     return f"{count:,} {word if count == 1 else many or word + 's'}"

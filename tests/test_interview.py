@@ -4,7 +4,7 @@ checked as it is typed and asked again with the validator's message; suggestions
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import ROOT
+from conftest import ROOT, run_cli
 
 from leaderboard.catalog import load_catalog
 from leaderboard.cli import main
@@ -185,3 +185,17 @@ def test_suggestions_rank_by_similarity(typed, first):
 def test_id_problem_lists_the_closest_first():
     assert id_problem("accelerator", "gaudi", CATALOG.accelerators) is None
     assert id_problem("round", "nonsense", {"a": 1}) == "unknown round 'nonsense' (known: a)"
+
+
+def test_validate_suggests_the_same_accelerators(empty_project):
+    """A file typed by hand gets the suggestions `new` gives: 'H100' -> the H100s."""
+    bert = (ROOT / "submissions/published/google/bert-large.yaml").read_text()
+    folder = empty_project / "submissions/published/google"
+    folder.mkdir(parents=True)
+    (folder / "bert-large.yaml").write_text(bert.replace("accelerator: tpu-v3", "accelerator: H100"))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert (
+        "$.system.accelerator: unknown accelerator 'H100' "
+        "(hint: did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'?)" in result.out
+    )
