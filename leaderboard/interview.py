@@ -77,6 +77,7 @@ QUESTIONS = (
         "Quality target trained to (the open division's)",
         "number",
         default=lambda v, c: open_target(v, c),
+        detail=lambda v, c: "" if open_target(v, c) is not None else " (the round sets none: the one you trained to)",
         asked=lambda v, c: _mlperf(v, c) and v.get("division") == "open",
     ),
     Question("model", "Model name", optional=lambda v, c: not _facts(v, c).model_runs, asked=_open_or_published),
