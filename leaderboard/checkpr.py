@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leaderboard.files import SUFFIXES, load
-from leaderboard.normalize import competition_ranks, cost_marks
+from leaderboard.normalize import competition_ranks, cost_marks, rank_metric
 from leaderboard.problems import Problem, plural
-from leaderboard.review import catalog_effect, changes, closed, markdown, plausibility
+from leaderboard.review import catalog_effect, changes, closed, markdown, neighbours, plausibility
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
-from leaderboard.verification import EntryDiff, entry_diffs, shown
+from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, entry_diffs, shown
 
 RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
 
@@ -44,6 +44,7 @@ class Preview:
     cost_usd: float | None
     ranks: dict[str, tuple[int | None, int]]  # key -> (rank, out of)
     cost_mark: str = ""  # " (price dated N days later)" when the on-demand price postdates the result
+    placement: neighbours.Placement | None = None  # the results above and below it on its board, and the board
 
 
 @dataclass
@@ -91,6 +92,19 @@ def _git(repo: Path, *args: str) -> str:
     if done.returncode != 0:
         raise GitError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"git {args[0]} failed")
     return done.stdout
+
+
+def repository_root(start: Path, submissions: str = "submissions", catalog: str = "catalog") -> Path:
+    """The folder holding catalog/ and submissions/ at or above `start` (check-pr runs from any
+    folder of the repository, a submitter's own included); else git's top level; else `start`."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / submissions).is_dir() and (folder / catalog).is_dir():
+            return folder
+    try:
+        return Path(_git(start, "rev-parse", "--show-toplevel").strip())
+    except GitError:
+        return start
 
 
 def default_base(repo: Path) -> str:
@@ -178,9 +192,24 @@ def check_pull_request(
     rows = table_rows(validation.entries + originals, validation.catalog, base=repo).results
     status = {c.file: c.status for c in result.changes}
     result.previews = [_preview(row, rows, status[row["file"]]) for row in rows if row["file"] in touched]
+    for preview in result.previews:
+        preview.placement = _placement(preview, rows, validation.catalog)
     result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog)
     result.problems += [_implausible(repo, verdict) for verdict in result.plausibility if verdict.fails]
     return result
+
+
+def _placement(preview: Preview, rows: list[dict], catalog) -> neighbours.Placement:
+    """Where the previewed entry sits on its board's division, by the board's rank metric."""
+    row = next(r for r in rows if r["entry_id"] == preview.entry_id and r["file"] == preview.file)
+    group = [
+        r
+        for r in rows
+        if (r["round"], r["benchmark"], r["division"]) == (row["round"], row["benchmark"], row["division"])
+    ]
+    benchmark = catalog.benchmarks.get(row["benchmark"])
+    metric = rank_metric(row["round_kind"], benchmark.scaling if benchmark is not None else None)
+    return neighbours.placement(row, group, metric, catalog.base_url)
 
 
 def _implausible(repo: Path, verdict: plausibility.Verdict) -> Problem:
@@ -269,6 +298,14 @@ def _summary(check: PullRequestCheck) -> str:
     )
 
 
+NO_SUBMISSION_CHANGES = "This pull request changes no submission or catalog file: nothing to validate or rank."
+
+
+def _no_submission_changes(check: PullRequestCheck) -> bool:
+    """A code-only pull request (the workflow runs on every one, so it is checked, and says so)."""
+    return not check.changes and not check.misplaced and not check.verified_changes and not check.problems
+
+
 def as_text(check: PullRequestCheck) -> str:
     review_first, other_paths = changes.text_lines(check.paths)
     lines = list(review_first)
@@ -283,6 +320,7 @@ def as_text(check: PullRequestCheck) -> str:
     for diff in check.diffs:
         lines.append(f"{diff.status}: {diff.file}")
         lines += [f"  {c.path}: {shown(c.before)} -> {shown(c.after)}" for c in diff.fields]
+        lines += [] if diff.fields else [f"  {NO_FIELD_CHANGED}"]
     lines += other_paths
     for p in check.previews:
         lines.append(f"{p.status}: {p.entry_id} ({p.file})")
@@ -291,6 +329,7 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand{p.cost_mark}"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+        lines += [f"  {line}" for line in (neighbours.text_lines(p.placement) if p.placement else [])]
         lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
     for verdict in _overridden(check):
         lines.append(f"plausibility override: {verdict.entry_id} ({verdict.file})")
@@ -298,6 +337,7 @@ def as_text(check: PullRequestCheck) -> str:
         lines.append(f"  let through: {verdict.override.reason} (approved by {verdict.override.approved_by})")
     if check.catalog_effect is not None:
         lines += catalog_effect.text_lines(check.catalog_effect, check.base)
+    lines += [NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
     lines.append(_summary(check))
     return "\n".join(lines) + "\n"
 
@@ -335,6 +375,7 @@ def as_github(check: PullRequestCheck) -> str:
             f"::notice file={_escape_property(p.file)},title=Rank preview::"
             + _escape_data(
                 f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
+                + "".join(f"; {line}" for line in (neighbours.text_lines(p.placement) if p.placement else []))
             )
         )
     for verdict in _overridden(check):
@@ -369,6 +410,7 @@ def _code(text: str, table: bool = True) -> str:
 def as_markdown(check: PullRequestCheck) -> str:
     """A pull-request comment body; the marker lets the workflow update its earlier comment."""
     out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
+    out += ["", NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
     review_first, other_paths = changes.markdown_lines(check.paths, _cell)
     out += review_first
     sections = (
@@ -405,6 +447,22 @@ def as_markdown(check: PullRequestCheck) -> str:
                 f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
                 f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
             )
+    placed = [p for p in check.previews if p.placement is not None]
+    if placed:
+        out += [
+            "",
+            "### Neighbours on the board",
+            "",
+            "| entry | just above | just below | board |",
+            "|---|---|---|---|",
+        ]
+        for p in placed:
+            place = p.placement
+            above, below = (
+                neighbours.neighbour_text(n, place.metric, where).split(": ", 1)[1]
+                for n, where in ((place.above, "above"), (place.below, "below"))
+            )
+            out.append(f"| {_code(p.entry_id)} | {_cell(above)} | {_cell(below)} | {_code(place.board)} |")
     if any(v.lines() for v in check.plausibility):
         out += ["", "### Plausibility: what each result was compared with", ""]
         out += [
@@ -429,6 +487,8 @@ def as_markdown(check: PullRequestCheck) -> str:
                 out.append(
                     f"| {_code(diff.file)} | {_code(c.path)} | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
                 )
+            if not diff.fields:
+                out.append(f"| {_code(diff.file)} | {_cell(NO_FIELD_CHANGED)} | | |")
     out += other_paths
     if check.catalog_effect is not None:
         out += catalog_effect.markdown_lines(check.catalog_effect, check.base, _cell)

@@ -19,7 +19,6 @@ from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_query import query
 from leaderboard.cli_serve import serve
-from leaderboard.families import family
 from leaderboard.problems import Problem
 
 REIMPORTED = (
@@ -201,7 +200,12 @@ def build(
     "their olympic mean (the round's scoring; a plain mean for published runs).",
 )
 @click.option("--quality", type=float, help="Achieved quality (required in MLPerf rounds).")
-@click.option("--quality-target", type=float, help="Target trained to (default: the round's closed target).")
+@click.option(
+    "--quality-target",
+    type=float,
+    help="Target trained to (default: the round's target for the division; required for an open entry where "
+    "the round sets none).",
+)
 @click.option("--model", help="Model name (required for published runs, whose file is named after it).")
 @click.option("--parameters", type=click.FloatRange(min=0, min_open=True), help="Number of trained parameters.")
 @click.option("--source-url", help="Where the result was published (http or https).")
@@ -236,12 +240,16 @@ def new(
 ) -> None:
     """Write a new submission file at the right path, valid, from flags or prompts.
 
-    Unknown ids get suggestions. With --no-input every missing required value is an error, all
+    Prompts ask what a good entry needs (every run's minutes, the model and its parameters for an
+    open or published entry, a citation without a URL) and check each answer as it is typed, with
+    validate's rules: a refused answer (or flag) is said with its problem and asked again. Unknown
+    ids get the most similar known ones. With --no-input every missing required value is an error, all
     named at once. The file is checked against every entry in SUBMISSIONS too; an existing file
     is never overwritten (a second file of the same name gets -2, -3, ...).
     """
     from leaderboard.catalog import load_catalog
-    from leaderboard.new import Answers, default_date, id_problem, missing_flags, write_submission
+    from leaderboard.interview import interview
+    from leaderboard.new import answers_from, missing_flags, unknown_ids, write_submission
     from leaderboard.problems import plural
 
     catalog = load_catalog(catalog_dir)
@@ -249,65 +257,15 @@ def new(
         _print_problems(catalog.problems, "text")
         raise Failure("the catalog has problems; fix them first")
     given = dict(click.get_current_context().params, round=round_id, system=system_name)
-    if no_input and (missing := missing_flags(given, catalog)):
-        raise click.UsageError(f"required with --no-input: {', '.join(missing)}")
-
-    def ask(name: str, value, prompt: str, known: dict | None = None, **kw):
-        while True:
-            if value is None:
-                if no_input:
-                    return kw.get("default")
-                value = click.prompt(prompt, **kw)
-            problem = id_problem(name, value, known) if known is not None else None
-            if problem is None:
-                return value
-            if no_input:
-                raise Failure(problem)
-            click.echo(problem, err=True)
-            value = None
-
-    round_id = ask("round", round_id, "Round", catalog.rounds)
-    kind = catalog.rounds[round_id].kind
-    benchmarks = {k: v for k, v in catalog.benchmarks.items() if v.kind == kind}
-    benchmark = ask("benchmark", benchmark, "Benchmark", benchmarks)
-    published = family(kind).model_runs
-    answers = Answers(
-        round=round_id,
-        benchmark=benchmark,
-        division=ask(
-            "division",
-            division,
-            "Division",
-            type=click.Choice(["closed", "open"]),
-            default="open" if published else "closed",
-        ),
-        availability=ask(
-            "availability",
-            availability,
-            "Availability",
-            type=click.Choice(["available", "preview", "research"]),
-            default="available",
-        ),
-        submitter=ask("submitter", submitter, "Submitter (organization)"),
-        model=ask("model", model, "Model name") if published else model,
-        parameters=parameters,
-        date=ask("date", date, "Publication date (YYYY-MM-DD)", default=default_date(round_id, catalog)),
-        system=ask("system", system_name, "System name"),
-        accelerator=ask("accelerator", accelerator, "Accelerator", catalog.accelerators),
-        unit=ask("unit", unit, "Unit", type=click.Choice(["chip", "core", "device"]), default="chip"),
-        count=ask("count", count, "Count (in that unit)", type=float),
-        runs_minutes=runs_minutes,
-        minutes=minutes if runs_minutes else ask("minutes", minutes, "Minutes to train", type=float),
-        quality=ask("quality", quality, "Achieved quality", type=float) if not published else quality,
-        quality_target=quality_target,
-        source_url=source_url
-        if source_url or citation
-        else ask("source_url", None, "Source URL (blank for none)", default="", show_default=False) or None,
-        citation=citation,
-        note=note,
-    )
-    if not answers.source_url and not answers.citation:
-        answers.citation = ask("citation", None, "Citation")
+    if no_input:
+        if missing := missing_flags(given, catalog):
+            raise click.UsageError(f"required with --no-input: {', '.join(missing)}")
+        if unknown := unknown_ids(given, catalog):
+            raise Failure("; ".join(unknown))
+        values = given
+    else:
+        values = interview(given, catalog)
+    answers = answers_from(values, catalog)
     path, problems = write_submission(answers, catalog, submissions)
     if problems:
         _print_problems(problems, "text")
@@ -332,7 +290,7 @@ def _runs(value: str | None) -> list[float | None] | None:
     default=".",
     show_default=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="The git repository.",
+    help="Any folder of the git repository (its root is the folder above it with catalog/ and submissions/).",
 )
 @click.option("--reimported", type=click.Path(path_type=Path, file_okay=False, exists=True), help=REIMPORTED)
 def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) -> None:
@@ -347,10 +305,19 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) ->
     only as the fresh import in --reimported wrote them (without it, only unchanged). Each new
     or changed entry's rank is printed. Every other changed path is named with its kind (code,
     workflow, build, ...), those a code owner must review first. Exit 1 when a changed file is
-    invalid.
+    invalid. Runs from any folder of the repository.
     """
-    from leaderboard.checkpr import GitError, as_github, as_markdown, as_text, check_pull_request, default_base
+    from leaderboard.checkpr import (
+        GitError,
+        as_github,
+        as_markdown,
+        as_text,
+        check_pull_request,
+        default_base,
+        repository_root,
+    )
 
+    repo = repository_root(repo)
     try:
         check = check_pull_request(repo, base or default_base(repo), reimported=reimported)
     except GitError as error:

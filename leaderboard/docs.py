@@ -142,6 +142,34 @@ def _where_results_go(catalog) -> list[str]:
     return lines
 
 
+def _dates_and_sources() -> list[str]:
+    """What date and source a self-reported result gives, and what a reviewer checks of them."""
+    return [
+        "### Dates and sources of self-reported results",
+        "",
+        "- **`date`** is the day the result was first made public, in the source you give: the first",
+        "  version of the paper (arXiv's v1, not a later revision), the blog post, or the public log",
+        "  or repository release. It is not the day the run finished. A result published nowhere but in",
+        "  this pull request is dated the day you open it, with its logs public (below). `validate`",
+        "  refuses a date in the future and, for `availability: available`, a date before the",
+        "  accelerator's release; an MLPerf round's results carry the round's date instead.",
+        "- **`source.url`** is an http(s) address where a reader finds the numbers you typed (time to",
+        "  train, chip count and accelerator, and for published runs the model): the paper (arXiv's",
+        "  abstract page), the post, or for a result you measured yourself a public, permanent copy of",
+        "  its training logs (a tagged repository release, a Zenodo record), not a private drive or a",
+        "  page that changes. `source.citation` is for a source without a stable address (a printed",
+        "  paper, a talk): author, title, venue and year. Say in `source.note` where in the source the",
+        "  numbers are (section, table, log line) and anything derived (hours -> minutes, devices ->",
+        "  chips); a number you estimated is marked `result.estimated: true` with how in the note.",
+        "- **A reviewer checks** that the source is public and shows each number as typed (or as the",
+        "  note derives it), that `date` is the source's first public date, that `system.count` and",
+        "  `unit` match it (the rank preview shows the chips it became), that the division and",
+        "  availability fit, and the results the check-pr comment names just above and below the entry",
+        "  on its board: an implausible jump asks for the logs. The pull request template lists these.",
+        "",
+    ]
+
+
 def contributing() -> str:
     """CONTRIBUTING.md, from the submission schema and the catalog."""
     from leaderboard.catalog import load_catalog
@@ -158,9 +186,11 @@ def contributing() -> str:
         "A result is one YAML (or JSON) file in one pull request. Anyone may submit: vendors, clouds,",
         "researchers. The steps:",
         "",
-        "1. Fork the repository and run `make site` once (it installs everything into `.venv`).",
-        "2. Write the file: `.venv/bin/leaderboard new` asks for each value (or takes them as flags, with",
-        "   `--no-input` for scripts) and writes a valid file at the right path,",
+        "1. Fork the repository and run `make install` once (under a minute: it installs the tools into",
+        "   `.venv`). That is all checking a file needs; `make site` (a few minutes) builds the whole site",
+        "   only if you want to see the pages.",
+        "2. Write the file: `.venv/bin/leaderboard new` asks for each value, checking each as you type it",
+        "   (or takes them as flags, with `--no-input` for scripts), and writes a valid file at the right path,",
         "   `submissions/<round>/<submitter-slug>/<entry>.yaml`. Or copy the example below.",
         "3. Check it: `.venv/bin/leaderboard validate` prints every problem as",
         "   `file:line:col: $.json.path: message (hint: ...)`; `.venv/bin/leaderboard check-pr` also shows",
@@ -184,6 +214,7 @@ def contributing() -> str:
         "pipe or device is refused and never followed or read.",
         "",
         *_where_results_go(catalog),
+        *_dates_and_sources(),
         "DAWNBench (`submissions/dawnbench-v1.0/`) is an archive, not open for entries: its files are",
         "what `leaderboard import-dawnbench` writes from Stanford DAWN's repository (closed in 2020),",
         "listed with their digests in `catalog/imported/dawnbench-v1.0.csv`; a hand edit there is",

@@ -16,7 +16,7 @@ from leaderboard.families import family
 from leaderboard.files import dump_yaml
 from leaderboard.importers.epoch import file_slug
 from leaderboard.normalize import olympic_mean, slug
-from leaderboard.problems import Problem, did_you_mean
+from leaderboard.problems import Problem, suggestion
 from leaderboard.tree import Entry, duplicate_problems
 from leaderboard.validate import check_submission, entries_in
 
@@ -52,6 +52,8 @@ def missing_flags(values: dict, catalog: Catalog) -> list[str]:
     needed = ["round", "benchmark", "submitter", "system", "accelerator", "count"]
     facts = family(kind or "")
     needed += (["quality"] if facts.round_rules else []) + (["model", "date"] if facts.model_runs else [])
+    if facts.round_rules and values.get("division") == "open" and open_target(values, catalog) is None:
+        needed.append("quality_target")  # the open division's own, where the round sets none
     missing = [f"--{name.replace('_', '-')}" for name in needed if values.get(name) is None]
     if values.get("minutes") is None and not values.get("runs_minutes"):
         missing.append("--minutes (or --runs-minutes)")
@@ -79,11 +81,43 @@ def parse_runs(text: str) -> list[float | None]:
 
 
 def id_problem(kind: str, value: str, known: dict) -> str | None:
-    """A message with suggestions when `value` is not a known id of `kind`."""
+    """A message with suggestions when `value` is not a known id of `kind`, the most similar
+    first, by id, name and aliases ('H100': the H100s)."""
     if value in known:
         return None
-    hint = did_you_mean(value, known)
+    names = {id_: [getattr(item, "name", ""), *getattr(item, "aliases", ())] for id_, item in known.items()}
+    hint = suggestion(value, names)
     return f"unknown {kind} {value!r}" + (f" ({hint})" if hint else "")
+
+
+def unknown_ids(values: dict, catalog: Catalog) -> list[str]:
+    """A message for each id among the round, benchmark (of the round's kind) and accelerator
+    that the catalog does not know, with the most similar known ones."""
+    round_ = catalog.rounds.get(values["round"])
+    benchmarks = {k: b for k, b in catalog.benchmarks.items() if round_ is None or b.kind == round_.kind}
+    checks = (("round", catalog.rounds), ("benchmark", benchmarks), ("accelerator", catalog.accelerators))
+    return [problem for name, known in checks if (problem := id_problem(name, values[name], known))]
+
+
+def answers_from(values: dict, catalog: Catalog) -> Answers:
+    """The answers (flags or prompts) as a record; what was not given takes its default (the
+    division: open for a published run, else closed)."""
+    published = family(catalog.rounds[values["round"]].kind).model_runs
+    defaults = {"division": "open" if published else "closed", "availability": "available", "unit": "chip"}
+    fields = {name: values.get(name) for name in Answers.__dataclass_fields__}
+    return Answers(**{**fields, **{k: v for k, v in defaults.items() if fields[k] is None}})
+
+
+def open_target(values: dict, catalog: Catalog) -> float | None:
+    """The target an open-division entry of this round and benchmark must reach, where the round
+    sets one (else the entry trains to its own)."""
+    rules = _rules(values.get("round"), values.get("benchmark"), catalog)
+    return rules.open_quality_target if rules is not None else None
+
+
+def _rules(round_id: str | None, benchmark: str | None, catalog: Catalog):
+    found = catalog.benchmarks.get(benchmark or "")
+    return found.rounds.get(round_id or "") if found is not None else None
 
 
 def default_date(round_id: str, catalog: Catalog) -> str | None:
@@ -101,7 +135,7 @@ def submission_data(answers: Answers, catalog: Catalog) -> dict:
     )
     target = answers.quality_target
     if target is None and rules is not None:
-        target = rules.quality_target
+        target = rules.open_quality_target if answers.division == "open" else rules.quality_target
     minutes = answers.minutes
     if minutes is None and answers.runs_minutes:
         drops = (rules.drop_fastest, rules.drop_slowest) if rules is not None else (0, 0)
@@ -165,6 +199,88 @@ def target_path(data: dict, submissions: Path) -> Path:
     return path
 
 
+def _trial(data: dict, name: str, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
+    """The validator's verdict on `data` as a file at its place, written in a scratch folder."""
+    with tempfile.TemporaryDirectory() as scratch:
+        trial = Path(scratch) / str(data["round"]) / slug(str(data["submitter"])) / name
+        trial.parent.mkdir(parents=True)
+        trial.write_text(dump_yaml(data), encoding="utf-8")
+        return check_submission(trial, catalog, today)
+
+
+# Where in the file each answer lands: the problems there are the answer's.
+ANSWER_PATHS = {
+    "round": "$.round",
+    "benchmark": "$.benchmark",
+    "division": "$.division",
+    "availability": "$.availability",
+    "submitter": "$.submitter",
+    "system": "$.system.name",
+    "accelerator": "$.system.accelerator",
+    "unit": "$.system.unit",
+    "count": "$.system.count",
+    "date": "$.date",
+    "runs_minutes": "$.result.runs_minutes",
+    "minutes": "$.result.minutes",
+    "quality": "$.result.quality",
+    "quality_target": "$.result.quality_target",
+    "model": "$.model.name",
+    "parameters": "$.model.parameters",
+    "source_url": "$.source.url",
+    "citation": "$.source.citation",
+    "note": "$.source.note",
+}
+
+
+def answer_problems(values: dict, name: str, catalog: Catalog, today: dt.date | None = None) -> list[Problem]:
+    """What the validator says about one answer (`values[name]`) as it is typed: the answers so
+    far make a file, every question not yet answered filled with a placeholder that passes, and
+    the problems at the answer's place in it are the answer's (the same rules as `validate`)."""
+    today = today or dt.date.today()
+    given = {key: value for key, value in values.items() if value is not None and key in ANSWER_PATHS}
+    data = submission_data(Answers(**{**_placeholders(given, catalog, today), **given}), catalog)
+    where = ANSWER_PATHS[name]
+    _, problems = _trial(data, "placeholder.yaml", catalog, today)
+    return [p for p in problems if p.json_path == where or p.json_path.startswith((where + ".", where + "["))]
+
+
+def _placeholders(given: dict, catalog: Catalog, today: dt.date) -> dict:
+    """A passing value for every answer not given yet, consistent with those that are."""
+    round_id = given.get("round") if given.get("round") in catalog.rounds else next(iter(catalog.rounds))
+    round_ = catalog.rounds[round_id]
+    facts = family(round_.kind)
+    benchmark = next(
+        (
+            b.id
+            for b in catalog.benchmarks.values()
+            if b.kind == round_.kind and (not facts.round_rules or round_id in b.rounds)
+        ),
+        next(iter(catalog.benchmarks)),
+    )
+    rules = _rules(round_id, given.get("benchmark") or benchmark, catalog)
+    target = rules.quality_target if rules is not None else None
+    accelerator = given.get("accelerator") if given.get("accelerator") in catalog.accelerators else None
+    released = catalog.accelerators[accelerator].release_date if accelerator else None
+    date = default_date(round_id, catalog) or max(released or "", "2019-01-01")
+    return {
+        "round": round_id,
+        "benchmark": benchmark,
+        "division": "open" if facts.model_runs else "closed",
+        "availability": "available",
+        "submitter": "Placeholder",
+        "system": "placeholder",
+        "accelerator": accelerator or next(iter(catalog.accelerators)),
+        "count": 1,
+        "unit": "chip",
+        "date": min(date, today.isoformat()),
+        "minutes": None if given.get("runs_minutes") else 1.0,
+        "quality": given.get("quality_target", target) if facts.round_rules else None,
+        "quality_target": target if facts.round_rules else None,
+        "model": "placeholder" if facts.model_runs else None,
+        "source_url": "https://example.org/",
+    }
+
+
 def write_submission(
     answers: Answers, catalog: Catalog, submissions: Path, today: dt.date | None = None
 ) -> tuple[Path, list[Problem]]:
@@ -174,11 +290,7 @@ def write_submission(
     data = submission_data(answers, catalog)
     path = target_path(data, submissions)
     text = dump_yaml(data)
-    with tempfile.TemporaryDirectory() as scratch:
-        trial = Path(scratch) / data["round"] / slug(data["submitter"]) / path.name
-        trial.parent.mkdir(parents=True)
-        trial.write_text(text, encoding="utf-8")
-        entry, problems = check_submission(trial, catalog, today)
+    entry, problems = _trial(data, path.name, catalog, today)
     if problems:
         shown = [Problem(str(path), p.line, p.col, p.json_path, p.message, p.hint) for p in problems]
         return path, shown

@@ -6,7 +6,7 @@ Validation collects these as values; the CLI prints them as text, JSON or annota
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 
 
@@ -45,6 +45,36 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str | None:
     if len(choices) <= 12:
         return "known: " + ", ".join(choices)
     return None
+
+
+def _folded(text: str) -> str:
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def closest(value: str, choices: Mapping[str, Iterable[str]], limit: int = 3) -> list[str]:
+    """The ids of `choices` (id -> its other names: name, aliases) most like `value`, best first:
+    those whose id or a name contains it (or it them), case and punctuation aside ('H100' ->
+    the H100s, not 'v100'), then by difflib's similarity ratio (at least 0.6). difflib, not a
+    fuzzy-matching library: a few hundred short names, and no new dependency."""
+    query = _folded(str(value))
+    scored = []
+    for id_, names in choices.items():
+        best = (False, 0.0)
+        for name in (id_, *names):
+            folded = _folded(name)
+            contains = bool(query) and bool(folded) and (query in folded or folded in query)
+            best = max(best, (contains, difflib.SequenceMatcher(None, query, folded).ratio()))
+        if best[0] or best[1] >= 0.6:
+            scored.append((not best[0], -best[1], id_))
+    return [id_ for *_, id_ in sorted(scored)[:limit]]
+
+
+def suggestion(value: str, choices: Mapping[str, Iterable[str]]) -> str | None:
+    """'did you mean ...?' naming the closest ids (by id, name and aliases), or the few known ones."""
+    close = closest(value, choices)
+    if close:
+        return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return "known: " + ", ".join(sorted(choices)) if len(choices) <= 12 else None
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

@@ -23,7 +23,7 @@ from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
-from leaderboard.problems import Problem, did_you_mean, plural
+from leaderboard.problems import Problem, did_you_mean, plural, suggestion
 from leaderboard.progress import progress_problems
 from leaderboard.quality import worst_counted_problems
 from leaderboard.review import names
@@ -404,7 +404,9 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     if accelerator is None:
         by_alias = catalog.accelerator_by_alias(system["accelerator"])
         hint = (
-            f"did you mean {by_alias.id!r}?" if by_alias else did_you_mean(system["accelerator"], catalog.accelerators)
+            f"did you mean {by_alias.id!r}?"
+            if by_alias
+            else suggestion(system["accelerator"], {a.id: [a.name, *a.aliases] for a in catalog.accelerators.values()})
         )
         yield doc.problem(("system", "accelerator"), f"unknown accelerator {system['accelerator']!r}", hint)
 

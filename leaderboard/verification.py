@@ -56,6 +56,10 @@ def field_changes(before: bytes | None, after: bytes | None) -> list[FieldChange
     return [FieldChange(k, old.get(k), new.get(k)) for k in keys if old.get(k) != new.get(k)]
 
 
+# What a pull request's edit of an entry that parses to the same fields is called (check-pr).
+NO_FIELD_CHANGED = "no field changed (only comments or formatting)"
+
+
 def shown(value: object, limit: int = 80) -> str:
     text = "(none)" if value is None else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

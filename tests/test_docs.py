@@ -73,3 +73,18 @@ def test_staleness_check_fails_on_a_stale_guide(tmp_path, monkeypatch):
     assert docs.main() == 0
     monkeypatch.setattr("sys.argv", ["docs", "--check"])
     assert docs.main() == 0
+
+
+def test_contributing_checks_a_file_after_make_install_and_says_how_to_date_and_source_it():
+    import subprocess
+
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    steps = text.split("The steps:", 1)[1].split("\n\n")[1]
+    assert steps.startswith("1. Fork the repository and run `make install` once")
+    assert "`make site` (a few minutes) builds the whole site\n   only if you want to see the pages" in steps
+    # What step 1 promises: install alone builds nothing (no site, no npm).
+    dry = subprocess.run(["make", "-n", "-B", "-C", str(ROOT), "install"], capture_output=True, text=True, check=True)
+    assert "pip install" in dry.stdout and "leaderboard build" not in dry.stdout and "npm" not in dry.stdout
+    section = text.split("### Dates and sources of self-reported results", 1)[1].split("\n#", 1)[0]
+    for rule in ("**`date`** is the day the result was first made public", "**`source.url`**", "**A reviewer checks**"):
+        assert rule in section

@@ -191,15 +191,18 @@ def test_prompts_ask_again_after_an_unknown_id(empty_project):
                 "open",
                 "available",
                 "Acme Labs",
-                "Acme-LM",
-                "2019-01-01",
                 "16 Cloud TPU v3",
                 "tpu-v3",
                 "device",
                 "16",
+                "2019-01-01",
+                "",  # no list of runs
                 "5760",
-                "",
+                "Acme-LM",
+                "",  # parameters unknown
+                "",  # no URL
                 "Acme Labs, Training Acme-LM, 2019.",
+                "",  # no note
             ]
         )
         + "\n"

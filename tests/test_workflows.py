@@ -50,6 +50,8 @@ def test_pull_request_check_runs_on_every_pull_request():
     trigger = workflow("pull-request.yml")["on"]["pull_request"] or {}
     # A path or branch filter would let a pull request that only adds submission/x.yaml (or a
     # .txt under submissions/) pass without the check that reports it.
+    # A code-only pull request is checked too; its comment says it changes no submission
+    # (checkpr.NO_SUBMISSION_CHANGES, tested in test_neighbours.py).
     assert not {"paths", "paths-ignore", "branches", "branches-ignore"} & set(trigger), trigger
 
 

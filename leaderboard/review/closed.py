@@ -17,7 +17,7 @@ from leaderboard.families import Family, family
 from leaderboard.files import SUFFIXES, load, read_regular
 from leaderboard.manifest import file_digest
 from leaderboard.problems import Problem
-from leaderboard.verification import field_changes, shown
+from leaderboard.verification import NO_FIELD_CHANGED, field_changes, shown
 
 REIMPORT_HINT = (
     "an imported result changes only by re-running its importer on the published source; "
@@ -204,7 +204,8 @@ def _file_problem(
         1,
         1,
         "$",
-        f"changes ({fields or 'its bytes'}) {_what(facts)}: an importer-written file changes only into what "
+        (f"changes ({fields}) {_what(facts)}" if fields else f"{NO_FIELD_CHANGED}, yet edits {_what(facts)}")
+        + ": an importer-written file changes only into what "
         f"{FRESH_IMPORT} writes",
         REIMPORT_HINT,
     )

@@ -1,0 +1,201 @@
+"""`leaderboard new` asked question by question (driven through click's CliRunner): each answer
+checked as it is typed and asked again with the validator's message; suggestions by similarity."""
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import ROOT, run_cli
+
+from leaderboard.catalog import load_catalog
+from leaderboard.cli import main
+from leaderboard.new import Answers, id_problem, submission_data
+from leaderboard.problems import closest
+
+
+def new(project, *answers: str, flags: tuple[str, ...] = ()):
+    """Run `leaderboard new` in `project`, typing each answer and Enter."""
+    args = ["new", "--submissions", str(project / "submissions"), "--catalog", str(project / "catalog"), *flags]
+    return CliRunner().invoke(main, args, input="".join(f"{a}\n" for a in answers))
+
+
+def test_a_published_run_asks_runs_parameters_and_citation_and_re_asks_each_refused_answer(empty_project):
+    result = new(
+        empty_project,
+        "published",
+        "langauge",  # a typo: suggested, asked again
+        "language",
+        "",  # division: open, the default for a published run
+        "",  # availability: available
+        "Acme Labs",
+        "16 Cloud TPU v3",
+        "tpu-v3",
+        "device",
+        "-16",  # the schema's rule, said at once
+        "16",
+        "2099-01-01",  # in the future
+        "2019-01-01",
+        "5700, 5760, 5820",  # every run
+        "",  # a published run needs its model's name
+        "Acme-LM",
+        "7e9",
+        "",  # no URL
+        "",  # then a citation is needed
+        "Acme Labs, Training Acme-LM, 2019.",
+        "Section 4, Table 2.",
+    )
+    assert result.exit_code == 0, result.output
+    said = result.output
+    assert "unknown benchmark 'langauge' (did you mean 'language'?)" in said
+    assert "must be greater than 0" in said
+    assert "date 2099-01-01 lies in the future (hint: give the publication date)" in said
+    assert said.count("an answer is needed") == 2
+    assert "Model parameters" in said and "Citation" in said and "Minutes of every run" in said
+    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/acme-lm.yaml").read_text())
+    assert data["system"] == {"name": "16 Cloud TPU v3", "accelerator": "tpu-v3", "count": 16, "unit": "device"}
+    assert data["model"] == {"name": "Acme-LM", "parameters": 7000000000}
+    assert data["result"] == {"minutes": 5760, "runs_minutes": [5700, 5760, 5820]}
+    assert data["source"] == {"citation": "Acme Labs, Training Acme-LM, 2019.", "note": "Section 4, Table 2."}
+    assert data["date"] == "2019-01-01"
+
+
+def test_an_mlperf_result_is_checked_answer_by_answer(empty_project):
+    result = new(
+        empty_project,
+        "mlperf-training-v1.1",
+        "resnet",
+        "",  # closed
+        "",  # available
+        "Acme Labs",
+        "acme-8",
+        "H100",  # not an id: the H100s are suggested
+        "a100-sxm4-80gb",
+        "",  # chip
+        "8.5",
+        "8",
+        "",  # the round's date, the default
+        "30, 31, 32",  # the round asks for 5 runs
+        "30, 31, 32, 33, 34",
+        "0.70",  # misses the target
+        "0.7601",
+        "example.com/acme",  # not an http(s) URL
+        "https://example.com/acme",
+        "",  # no citation: the URL is the source
+        "",  # no note
+    )
+    assert result.exit_code == 0, result.output
+    said = result.output
+    assert "unknown accelerator 'H100' (did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'?)" in said
+    assert "v100" not in said and "p100" not in said
+    assert "a chip count must be a whole number, not 8.5" in said
+    assert "(5 runs in this round)" in said and "3 runs given; MLPerf Training v1.1 ResNet-50 needs 5" in said
+    assert "quality 0.7 misses the target 0.759" in said
+    assert "'example.com/acme' is not an http(s) URL" in said
+    assert "Model name" not in said  # a closed entry trains the reference model
+    data = yaml.safe_load((empty_project / "submissions/mlperf-training-v1.1/acme-labs/acme-8-resnet.yaml").read_text())
+    assert data["date"] == "2021-12-01"
+    assert data["result"] == {
+        "minutes": 32,  # the olympic mean: fastest and slowest dropped
+        "quality": 0.7601,
+        "quality_target": 0.759,
+        "runs_minutes": [30, 31, 32, 33, 34],
+    }
+
+
+def test_flags_are_checked_like_answers_and_asked_again_when_refused(empty_project):
+    result = new(
+        empty_project,
+        "h100-sxm5-80gb",  # the refused flag, asked again
+        "",  # date: the round's
+        "",  # runs
+        "",  # minutes (given as a flag)
+        flags=(
+            *("--round", "mlperf-training-v1.1", "--benchmark", "resnet", "--division", "closed"),
+            *("--availability", "available", "--submitter", "Acme Labs", "--system", "acme-8"),
+            *("--accelerator", "a100-sxm4-80gbx", "--unit", "chip", "--count", "8", "--minutes", "30"),
+            *("--quality", "0.76", "--source-url", "https://example.com/acme", "--note", "n"),
+        ),
+    )
+    assert "unknown accelerator 'a100-sxm4-80gbx' (did you mean 'a100-sxm4-80gb'" in result.output
+    # the H100 came out after the round: the date is refused, and the default asked again
+    assert "is before the H100 SXM5 80GB was released (2022-09-20)" in result.output
+    assert result.exit_code != 0  # the input ran out: nothing written
+    assert not list((empty_project / "submissions").rglob("*.yaml"))
+
+
+@pytest.mark.parametrize(
+    "round_id, typed, target",
+    [
+        ("mlperf-training-v0.7", "", 0.759),  # the round sets the open division's target: the default
+        ("mlperf-training-v1.1", "0.75", 0.75),  # it does not: the entry's own, asked for
+    ],
+)
+def test_an_open_entry_trains_to_the_open_target(empty_project, round_id, typed, target):
+    answers = [round_id, "resnet", "open", "", "Acme Labs", "acme-8", "a100-sxm4-40gb", "", "8"]
+    answers += ["", "", "30", "0.76", typed, "Acme-ResNet", "", "https://example.com/acme", "", ""]
+    result = new(empty_project, *answers)
+    assert result.exit_code == 0, result.output
+    assert "Quality target trained to (the open division's)" in result.output
+    (path,) = (empty_project / "submissions" / round_id).rglob("*.yaml")
+    data = yaml.safe_load(path.read_text())
+    assert data["division"] == "open" and data["result"]["quality_target"] == target
+    assert data["model"] == {"name": "Acme-ResNet"}
+
+
+def test_no_input_needs_the_target_of_an_open_entry_where_the_round_sets_none(empty_project):
+    flags = [
+        *("--round", "mlperf-training-v1.1", "--benchmark", "resnet", "--division", "open", "--no-input"),
+        *("--submitter", "Acme", "--system", "s", "--accelerator", "a100-sxm4-40gb", "--count", "8"),
+        *("--minutes", "30", "--quality", "0.76", "--source-url", "https://example.com/a"),
+    ]
+    result = CliRunner().invoke(main, ["new", "--catalog", str(ROOT / "catalog"), *flags])
+    assert result.exit_code == 2 and "required with --no-input: --quality-target" in result.output
+
+
+CATALOG = load_catalog(ROOT / "catalog")
+
+
+@pytest.mark.parametrize(
+    "division, round_id, target",
+    [
+        ("closed", "mlperf-training-v0.7", 0.759),
+        ("open", "mlperf-training-v0.7", 0.759),
+        ("open", "mlperf-training-v1.1", None),
+    ],
+)
+def test_submission_data_takes_the_division_s_target(division, round_id, target):
+    answers = Answers(round_id, "resnet", division, "Acme", "s", "a100-sxm4-40gb", 8, 30.0, quality=0.76)
+    assert submission_data(answers, CATALOG)["result"].get("quality_target") == target
+
+
+@pytest.mark.parametrize(
+    "typed, first",
+    [
+        ("H100", ["h100-nvl", "h100-pcie", "h100-sxm5-80gb"]),  # contains it, before v100 (more letters alike)
+        ("gaudy", ["gaudi", "gaudi2"]),
+        ("tpu v3", ["tpu-v3"]),
+        ("NVIDIA A100-SXM4-80GB", ["a100-sxm4-80gb"]),  # an alias
+        ("xyzzy", []),
+    ],
+)
+def test_suggestions_rank_by_similarity(typed, first):
+    names = {a.id: [a.name, *a.aliases] for a in CATALOG.accelerators.values()}
+    assert closest(typed, names)[: len(first)] == first
+
+
+def test_id_problem_lists_the_closest_first():
+    assert id_problem("accelerator", "gaudi", CATALOG.accelerators) is None
+    assert id_problem("round", "nonsense", {"a": 1}) == "unknown round 'nonsense' (known: a)"
+
+
+def test_validate_suggests_the_same_accelerators(empty_project):
+    """A file typed by hand gets the suggestions `new` gives: 'H100' -> the H100s."""
+    bert = (ROOT / "submissions/published/google/bert-large.yaml").read_text()
+    folder = empty_project / "submissions/published/google"
+    folder.mkdir(parents=True)
+    (folder / "bert-large.yaml").write_text(bert.replace("accelerator: tpu-v3", "accelerator: H100"))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert (
+        "$.system.accelerator: unknown accelerator 'H100' "
+        "(hint: did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'?)" in result.out
+    )
