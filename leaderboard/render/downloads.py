@@ -245,6 +245,8 @@ def board_script(board: Board) -> str:
             "models_per_minute": r["models_per_minute"],
             "chip_hours": r["chip_hours"],
             "costs": r["cost_by_tier"],
+            # Why a tier has no cost, where it has none (shown behind an "n/a" disclosure).
+            "cost_notes": {t: c["note"] for t, c in r["costs"].items() if c["cost_usd"] is None and c.get("note")},
             "quality": r["quality"],
             "quality_target": r["quality_target"],
             "rank": r["board_rank"],
