@@ -19,6 +19,9 @@ class Family:
     round_rules: bool  # benchmarks carry rules per round (quality target, runs); results dated by their round
     model_runs: bool  # each result trains its own model, named in the file and dated by its paper
     lineages: bool = False  # its benchmarks are followed across rounds (history, lineage and generation pages)
+    # Its results carry MLPerf's division (closed/open) and availability, shown on every page; a
+    # published run has neither (its file's `division: open` only keeps it apart from MLPerf's).
+    divisions: bool = True
     # What a round page says the round is ({date}: the round's date) and what a result that is not
     # verified is called, before "Result not verified by MLCommons Association".
     summary: str = "Results ranked by minutes to train, closed and open divisions separately."
@@ -93,6 +96,7 @@ FAMILIES = {
         importer="leaderboard import-epoch",
         round_rules=False,
         model_runs=True,
+        divisions=False,
         summary="Training runs reported in papers and posts, ranked by chip-hours within each domain; never "
         "ranked or charted together with MLPerf results.",
     ),

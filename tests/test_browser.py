@@ -234,10 +234,10 @@ def test_hostile_text_stays_text(visit, out):
     assert HOSTILE_SYSTEM in systems
     figure = page.locator('figure.chart[data-spec="spec-mlperf-training-v1.1--resnet--closed--chip-hours"]')
     figure.scroll_into_view_if_needed()
-    bars = figure.locator(".mark-rect path")
+    dots = figure.locator(".mark-symbol path")  # chip-hours per result: a dot plot, not bars
     shown = None
-    for index in range(bars.count()):
-        bars.nth(index).hover()
+    for index in range(dots.count()):
+        dots.nth(index).hover()
         tooltip = page.locator("#vg-tooltip-element")
         if tooltip.count() and "alert(1)" in tooltip.inner_text():
             shown = tooltip

@@ -253,7 +253,9 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
 
 
 def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
-    """Chip-hours per entry, sorted (the fewest first), coloured by accelerator."""
+    """Chip-hours per entry, sorted (the fewest first), coloured and shaped by accelerator: a dot
+    plot on a log axis. Not bars: a bar on a log axis starts at an arbitrary base, so its length
+    (what the eye compares) means nothing; a dot's position does."""
     datasets: dict[str, list] = {}
     points = sorted(_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
     seen: dict[str, int] = {}
@@ -261,29 +263,29 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str,
         label = f"{point['submitter']}: {point['system']}"
         seen[label] = seen.get(label, 0) + 1
         point["label"] = label if seen[label] == 1 else f"{label} ({seen[label]})"
-    # Log-scale bars need a base above zero: they start at the left edge of the domain.
     low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2
-    for point in points:
-        point["base"] = low
-    x = alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high]))
-    y = alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(labelLimit=260))
-    data = _named(datasets, "results", points)
-    bars = alt.Chart(data).mark_bar().encode(x=x, x2=alt.X2("base:Q"), y=y, tooltip=_tooltip(), href="url:N")
-    if colours_repeat(points, styles):
-        # A colour on two accelerators: each bar ends in its accelerator's shape as well.
-        tips = alt.Chart(data).mark_point(filled=True, size=90, opacity=1, stroke="#222", strokeWidth=1)
-        tips = tips.encode(x=x, y=y, **accelerator_encoding(points, styles))
-        bars = alt.layer(bars.encode(color=accelerator_encoding(points, styles)["color"]), tips)
-    else:
-        bars = bars.encode(color=accelerator_encoding(points, styles)["color"])
+    dots = (
+        alt.Chart(_named(datasets, "results", points))
+        .mark_point(filled=True, size=70, opacity=0.9)
+        .encode(
+            x=alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
+            y=alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
+            tooltip=_tooltip(),
+            href="url:N",
+            **accelerator_encoding(points, styles),
+        )
+    )
     shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
     spec = _finish(
-        bars.properties(height=22 * len(points) + 10),
+        dots.properties(height=22 * len(points) + 10),
         f"Chip-hours per result: {context}",
-        "Chip-hours = chips x minutes / 60, fewest first." + (f" Showing {shown}." if shown else ""),
+        "Chip-hours = chips x minutes / 60, fewest first; a log axis, so equal steps are equal ratios."
+        + (f" Showing {shown}." if shown else ""),
         datasets,
     )
-    description = f"Bar chart of chip-hours per result, {context}, sorted, coloured by accelerator."
+    # Long system names are cut at 260 pixels (site.js cuts them shorter on a phone).
+    spec["config"]["axisY"] = {"labelLimit": 260}
+    description = f"Dot plot of chip-hours per result (log scale), {context}, sorted, coloured by accelerator."
     return Chart(name, f"Chip-hours per result, {context}", description, spec)
 
 

@@ -275,6 +275,8 @@ def board_script(board: Board) -> str:
             "marks": {tier: "; ".join(cost["marks"]) for tier, cost in r["costs"].items()},
             "latest_costs": r["latest_costs"],
             "latest_marks": {tier: "; ".join(marks) for tier, marks in r["latest_marks"].items()},
+            # Why a tier has no cost, where it has none (shown behind an "n/a" disclosure).
+            "cost_notes": {t: c["note"] for t, c in r["costs"].items() if c["cost_usd"] is None and c.get("note")},
             "quality": r["quality"],
             "quality_target": r["quality_target"],
             "rank": r["board_rank"],

@@ -4,11 +4,12 @@ they set, one per family too; with a base URL, also sitemap.xml and robots.txt.
 
 from __future__ import annotations
 
+import re
 from xml.sax.saxutils import escape
 
 from leaderboard.families import family
 from leaderboard.render import model
-from leaderboard.render.writer import SiteWriter
+from leaderboard.render.writer import SiteWriter, number
 
 
 def family_feed_path(kind: str) -> str:
@@ -29,6 +30,12 @@ def write_feed(site: SiteWriter) -> None:
         root = site.base_url or "../" * path.count("/")
         newest = max((row["date"] for row in rows), default=data.newest_date)
         items = _feed_items(rows)
+        rounds = {r["id"]: r["name"] for r in data.rounds}
+        for item in items:
+            row = item["row"]
+            names = (rounds.get(row["round"], row["round"]), data.benchmarks.get(row["benchmark"], {}).get("name"))
+            item["title"] = feed_title(item["kind"], row, *names)
+            item["context"] = feed_context(row, *names)
         label = family(kind).label if kind else None
         text = template.render(root=root, newest_date=newest, items=items, feed_path=path, family_label=label)
         site.write(path, text)
@@ -45,6 +52,38 @@ def _feed_items(results: list[dict]) -> list[dict]:
     ]
     items.sort(key=lambda i: (i["date"], i["kind"] == "record", i["id"]), reverse=True)
     return items[:FEED_ITEMS]
+
+
+def system_name(system: str, entry_id: str) -> str:
+    """The system's name without the system file id the importer appends when two files share a
+    name ("Tyche (1x NVIDIA GB200 NVL72) (tyche_ngpu64_ngc25.03_hugectr)"): readers know the name."""
+    stem = entry_id.rsplit("/", 1)[-1]
+    found = re.fullmatch(r"(.+) \(([^()\s]+)\)", system)
+    if found and stem.startswith(found.group(2) + "-"):
+        return found.group(1)
+    return system
+
+
+def feed_title(kind: str, row: dict, round_name: str, benchmark_name: str | None) -> str:
+    """An item's title in names, never ids: what is new, the system (a published run's model),
+    who, how many chips, the benchmark and round, and the division where the family has them."""
+    if kind == "record":
+        what = "New record"
+    else:
+        what = "Republished result" if row.get("republished_note") else "New result"
+        what += " (self-reported)" if row.get("verified_note") else ""
+    fam = family(row["round_kind"])
+    name = (row.get("model_name") if fam.model_runs else None) or system_name(row["system"], row["entry_id"])
+    return f"{what}: {name} ({row['submitter']}), {feed_context(row, round_name, benchmark_name)}"
+
+
+def feed_context(row: dict, round_name: str, benchmark_name: str | None) -> str:
+    """ "1,024 chips, ResNet-50, MLPerf Training v0.6, closed division": the division only where
+    the family has divisions (a published run has none)."""
+    parts = [f"{number(row['chips'])} chips", benchmark_name or row["benchmark"], round_name]
+    if family(row["round_kind"]).divisions:
+        parts.append(f"{row['division']} division")
+    return ", ".join(parts)
 
 
 SITEMAP = "sitemap.xml"

@@ -72,6 +72,15 @@
     a.href = siteRoot() + encodeURI(path);
     return a;
   }
+  // A cost, or "n/a" with its reason behind a disclosure (keyboard and touch reach it; a title does not).
+  function costNode(cost, reason) {
+    if (cost !== null) return document.createTextNode(usd(cost));
+    if (!reason) return element("span", "n/a", "muted");
+    var details = element("details", null, "na");
+    details.appendChild(element("summary", "n/a"));
+    details.appendChild(element("p", reason));
+    return details;
+  }
   function modelsText(models, perMinute) {
     return models + " models, " + perMinute.toPrecision(4) + " models/min";
   }
@@ -91,6 +100,7 @@
       var latest = (r.latest_costs || {})[tier];
       tr.setAttribute("data-latest-" + tier, latest === null || latest === undefined ? "" : String(latest));
       tr.setAttribute("data-latest-marks-" + tier, (r.latest_marks || {})[tier] || "");
+      if (r.cost_notes && r.cost_notes[tier]) tr.setAttribute("data-na-" + tier, r.cost_notes[tier]);
     });
     tr.setAttribute("data-availability", r.availability);
     tr.setAttribute("data-accelerator", r.accelerator_id);
@@ -118,7 +128,7 @@
     tr.appendChild(element("td", number(r.minutes, 3), "n"));
     tr.appendChild(element("td", number(r.chip_hours, 1), "n"));
     tr.appendChild(element("td", "", "n cost"));
-    var quality = element("td");
+    var quality = element("td", null, "quality");
     if (r.quality_text === null) quality.appendChild(element("span", "—", "muted"));
     else {
       quality.appendChild(document.createTextNode(r.quality_text));
@@ -128,7 +138,8 @@
       }
     }
     tr.appendChild(quality);
-    tr.appendChild(element("td", r.availability));
+    // Published runs have no availability (families.py `divisions`): the column is there only when its header is.
+    if (document.querySelector("th.availability-head")) tr.appendChild(element("td", r.availability));
     var source = element("td");
     if (r.source_url) {
       var a = element("a", "source");
@@ -245,8 +256,8 @@
           row.querySelector("td.rank").textContent = rowRanks[i] === null ? "—" : String(rowRanks[i]);
           var cost = costOf(row, s);
           var cell = row.querySelector("td.cost");
-          cell.textContent = cost === null ? "n/a" : usd(cost);
-          cell.classList.toggle("muted", cost === null);
+          cell.textContent = "";
+          cell.appendChild(costNode(cost, row.getAttribute("data-na-" + s.tier)));
           // A cost from a price dated after the result, or an estimated one, says so beside it.
           var marks = row.getAttribute((s.prices === "latest" ? "data-latest-marks-" : "data-marks-") + s.tier);
           if (cost !== null && marks) marks.split("; ").forEach(function (mark) {
@@ -309,6 +320,17 @@
   }
 
   // ---- Charts -------------------------------------------------------------------------
+  // On a phone the legend beside a chart and long axis labels would leave the plot a strip a few
+  // pixels wide: below NARROW pixels the legend goes under the plot, one column, and category
+  // labels are cut to a third of the width (the tooltip and the table give them in full).
+  var NARROW = 640;
+  function narrowLayout(spec, width) {
+    if (!width || width >= NARROW) return;
+    var config = spec.config = spec.config || {};
+    config.legend = Object.assign({}, config.legend, { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) });
+    config.axisY = Object.assign({}, config.axisY, { labelLimit: Math.round(width / 3) });
+    config.title = Object.assign({}, config.title, { subtitleFontSize: 10, limit: width - 10 });
+  }
   function embedCharts() {
     var views = [];
     window.leaderboardCharts = views;
@@ -316,6 +338,7 @@
       if (typeof window.vegaEmbed !== "function") return;
       var spec = JSON.parse(document.getElementById(figure.dataset.spec).textContent);
       var target = figure.querySelector(".chart-live");
+      narrowLayout(spec, target.clientWidth);
       window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).then(function (result) {
         figure.classList.add("live");
         views.push(result.view);
@@ -418,7 +441,10 @@
       head.textContent = "";
       body.textContent = "";
       var headRow = document.createElement("tr");
-      headRow.appendChild(cell("th", ""));
+      // The corner names the column of row headers: an empty header fails WCAG (axe: empty-table-header).
+      var corner = cell("th", "Field");
+      corner.scope = "col";
+      headRow.appendChild(corner);
       rows.forEach(function (row) {
         var th = document.createElement("th");
         th.scope = "col";
@@ -440,7 +466,7 @@
       TIERS.forEach(function (tier) {
         fields.push(["Cost (" + tier + ")", function (r) {
           var c = r.costs[tier], mark = (r.marks || {})[tier];
-          return c === null ? "n/a" : usd(c) + (mark ? " (" + mark + ")" : "");
+          return c === null ? costNode(null, (r.cost_notes || {})[tier]) : usd(c) + (mark ? " (" + mark + ")" : "");
         }]);
       });
       fields.push(["Quality (target)", function (r) {
@@ -460,9 +486,14 @@
         var th = cell("th", field[0]);
         th.scope = "row";
         tr.appendChild(th);
-        rows.forEach(function (row) { tr.appendChild(cell("td", field[1](row))); });
+        rows.forEach(function (row) {
+          var value = field[1](row);
+          if (typeof value === "string") tr.appendChild(cell("td", value));
+          else { var td = cell("td", ""); td.appendChild(value); tr.appendChild(td); }
+        });
         body.appendChild(tr);
       });
+      markScrollRegions();
     }
     function show(key) {
       load(key, function (board) {
@@ -481,12 +512,34 @@
     if (select.value) show(select.value); else render(null);
   }
 
+  // ---- Wide tables --------------------------------------------------------------------
+  // A table wider than its column scrolls inside its region: say so above it, and in the
+  // region's label, whenever it does (on a phone, or after the compare table grows).
+  function markScrollRegions() {
+    document.querySelectorAll(".table-scroll").forEach(function (region) {
+      var scrolls = region.scrollWidth > region.clientWidth + 1;
+      var hint = region.previousElementSibling;
+      var hasHint = hint && hint.classList.contains("scroll-hint");
+      if (!region.dataset.label) region.dataset.label = region.getAttribute("aria-label") || "Table";
+      region.dataset.overflow = scrolls ? "scroll" : "fit";
+      region.setAttribute("aria-label", region.dataset.label + (scrolls ? " (scrolls sideways)" : ""));
+      if (scrolls && !hasHint) {
+        hint = element("p", "Scroll the table sideways for more columns", "scroll-hint");
+        hint.setAttribute("aria-hidden", "true");
+        region.parentNode.insertBefore(hint, region);
+      } else if (!scrolls && hasHint) hint.remove();
+    });
+  }
+  window.leaderboardMarkScrollRegions = markScrollRegions;
+
   var form = document.getElementById("controls");
   if (form && form.dataset.rows) setupPagedBoard(form);
   else if (form) setupBoard(form);
   if (document.querySelector("figure.chart")) embedCharts();
   var compare = document.getElementById("compare");
   if (compare) setupCompare(compare);
+  markScrollRegions();
+  window.addEventListener("resize", markScrollRegions);
   // The SQL page's script is a module, which browsers refuse to pages opened as files: there
   // the page says so; elsewhere the module (and DuckDB-WASM, when a query runs) loads now.
   var sqlForm = document.getElementById("sql");

@@ -1,0 +1,180 @@
+"""What a reader meets on the shipped site (issue 25): feed titles in names, not file ids;
+published runs without MLPerf's division or availability and dated by themselves; "n/a" with
+its reason behind a disclosure; chip-hours drawn as dots, never as bars on a log axis.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from test_site import built_site
+
+from leaderboard.render import feeds
+
+ATOM = {"a": "http://www.w3.org/2005/Atom"}
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    return built_site(tmp_path_factory) / "site"
+
+
+@pytest.mark.parametrize(
+    ("system", "entry_id", "shown"),
+    [
+        # the importer's disambiguating system file id goes
+        (
+            "Tyche (1x NVIDIA GB200 NVL72) (tyche_ngpu64_ngc25.03_hugectr)",
+            "mlperf-training-v5.0/nvidia/tyche_ngpu64_ngc25.03_hugectr-dlrm_dcnv2",
+            "Tyche (1x NVIDIA GB200 NVL72)",
+        ),
+        ("tpu-v3 (tpu-v3-1024)", "mlperf-training-v0.6/google/tpu-v3-1024-gnmt", "tpu-v3"),
+        # parentheses that are part of the name stay
+        ("BM.GPU.B200.8 (8xBM.GPU.B200.8)", "mlperf-training-v5.0/oracle/bm-gpu-b200-8-n8-llama", None),
+        ("DGX A100 (8x A100)", "mlperf-training-v1.0/nvidia/dgxa100-resnet", None),
+        ("2,000 x NVIDIA H100 SXM5 80GB", "published/01-ai/yi-lightning", None),
+    ],
+)
+def test_system_name_drops_only_the_appended_file_id(system, entry_id, shown):
+    assert feeds.system_name(system, entry_id) == (shown or system)
+
+
+MLPERF = {
+    "entry_id": "mlperf-training-v5.0/nvidia/tyche_ngpu64_ngc25.03_hugectr-dlrm_dcnv2",
+    "system": "Tyche (1x NVIDIA GB200 NVL72) (tyche_ngpu64_ngc25.03_hugectr)",
+    "submitter": "NVIDIA",
+    "chips": 64,
+    "benchmark": "dlrm_dcnv2",
+    "round_kind": "mlperf-training",
+    "division": "closed",
+    "model_name": None,
+    "verified_note": None,
+    "republished_note": None,
+}
+PUBLISHED = {
+    **MLPERF,
+    "entry_id": "published/01-ai/yi-lightning",
+    "system": "2,000 x NVIDIA H100 SXM5 80GB",
+    "submitter": "01.AI",
+    "chips": 2000,
+    "benchmark": "language",
+    "round_kind": "published",
+    "division": "open",
+    "model_name": "Yi-Lightning",
+    "verified_note": "Self-reported: Result not verified by MLCommons Association",
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "row", "round_name", "benchmark_name", "title"),
+    [
+        (
+            "entry",
+            MLPERF,
+            "MLPerf Training v5.0",
+            "DLRM-DCNv2",
+            "New result: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, DLRM-DCNv2, MLPerf Training v5.0, "
+            "closed division",
+        ),
+        (
+            "record",
+            MLPERF,
+            "MLPerf Training v5.0",
+            "DLRM-DCNv2",
+            "New record: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, DLRM-DCNv2, MLPerf Training v5.0, "
+            "closed division",
+        ),
+        (
+            "entry",
+            {**MLPERF, "republished_note": "Republished from MLPerf Training v4.1"},
+            "MLPerf Training v5.0",
+            None,  # a benchmark the catalog lacks keeps its id
+            "Republished result: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, dlrm_dcnv2, MLPerf Training v5.0, "
+            "closed division",
+        ),
+        # a published run: its model, no division
+        (
+            "entry",
+            PUBLISHED,
+            "Published training runs",
+            "Language models",
+            "New result (self-reported): Yi-Lightning (01.AI), 2,000 chips, Language models, Published training runs",
+        ),
+        (
+            "entry",
+            {**PUBLISHED, "model_name": None},
+            "Published training runs",
+            "Language models",
+            "New result (self-reported): 2,000 x NVIDIA H100 SXM5 80GB (01.AI), 2,000 chips, Language models, "
+            "Published training runs",
+        ),
+    ],
+)
+def test_feed_title(kind, row, round_name, benchmark_name, title):
+    assert feeds.feed_title(kind, row, round_name, benchmark_name) == title
+
+
+def test_feed_titles_name_rounds_benchmarks_and_systems_not_ids(out, results):
+    titles = []
+    for path in [out / "feed.xml", *sorted((out / "feeds").glob("*.xml"))]:
+        root = ET.parse(path).getroot()
+        titles += [e.find("a:title", ATOM).text for e in root.findall("a:entry", ATOM)]
+    assert len(titles) > 400
+    rounds = {r["round"] for r in results}
+    benchmarks = {r["benchmark"] for r in results if not re.search(r"[A-Z ]", r["benchmark"])}
+    for title in titles:
+        parts = set(title.split(": ", 1)[1].split(", "))
+        assert not parts & rounds, title
+        assert not parts & benchmarks, title
+        assert not re.search(r"\((tyche|submission|hpg)[^)]*\)", title), title
+    published = [t for t in titles if t.endswith("Published training runs")]
+    assert published and not [t for t in published if "division" in t]
+
+
+def test_published_runs_show_their_own_date_and_no_division_or_availability(out, results):
+    run = next(r for r in results if r["entry_id"] == "published/01-ai/yi-lightning")
+    page = (out / "entries" / "published" / "01-ai" / "yi-lightning.html").read_text(encoding="utf-8")
+    lead = re.search(r"<p>Language models, Published training runs, (.*?):", page)
+    assert lead and lead.group(1) == f"published {run['date']}"
+    board = (out / "boards" / "published" / "language.html").read_text(encoding="utf-8")
+    assert "Open division" not in board and ">Availability</th>" not in board
+    assert "<td>available</td>" not in board
+    index = (out / "index.html").read_text(encoding="utf-8")
+    dates = sorted(r["date"] for r in results if r["round"] == "published")
+    assert f"Published training runs</a> ({dates[0]} to {dates[-1]})" in index
+    assert "(2018-10-11)" not in index  # the family's catalog date, not a run's
+    # MLPerf keeps both
+    resnet = (out / "boards" / "mlperf-training-v1.1" / "resnet.html").read_text(encoding="utf-8")
+    assert "Closed division" in resnet and ">Availability</th>" in resnet
+
+
+def test_na_costs_give_their_reason_in_a_disclosure_not_a_title(out, results):
+    board = (out / "boards" / "mlperf-training-v1.1" / "resnet.html").read_text(encoding="utf-8")
+    assert 'title="' not in re.sub(r"<(abbr|th|button|link)\b[^>]*>", "", board)
+    reasons = re.findall(r'<details class="na"><summary>n/a</summary><p>([^<]+)</p></details>', board)
+    graphcore = [r for r in results if r["round"] == "mlperf-training-v1.1" and r["accelerator"].startswith("ipu")]
+    assert graphcore and len(reasons) >= len([r for r in graphcore if r["benchmark"] == "resnet"])
+    assert all(reason.strip() for reason in reasons)
+    # every tier's reason is on the row, for site.js to show when the reader picks that tier
+    assert re.search(r'data-na-3-year="[^"]+"', board)
+
+
+def test_chip_hours_chart_draws_dots_on_its_log_axis_not_bars(out):
+    spec = json.loads((out / "charts" / "mlperf-training-v1.1--resnet--closed--chip-hours.vl.json").read_text())
+    assert spec["mark"]["type"] == "point"
+    assert spec["encoding"]["x"]["scale"]["type"] == "log"
+    for path in (out / "charts").glob("*.vl.json"):
+        text = path.read_text()
+        assert not ('"bar"' in text and '"log"' in text), path.name
+
+
+@pytest.fixture(scope="module")
+def results(out) -> list[dict]:
+    from leaderboard import store
+
+    names, rows = store.run_query(out.parent / "leaderboard.duckdb", "SELECT * FROM results ORDER BY entry_id")
+    return [dict(zip(names, row, strict=True)) for row in rows]
