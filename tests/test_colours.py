@@ -220,7 +220,8 @@ def test_generation_charts_tell_every_series_apart(generation_charts):
         assert len(set(seen.values())) == len(seen), vendor
         assert len({(colour, dash) for colour, dash, _ in seen.values()}) == len(seen), vendor
         legend_shows_all(chart.spec, "segment", channels, len(seen))
-    assert len(series_looks(generation_charts["NVIDIA"].spec, "segment", ("color",))) > 20
+    # many series (19 of MLPerf Training for NVIDIA; its HPC benchmarks have charts of their own)
+    assert len(series_looks(generation_charts["NVIDIA"].spec, "segment", ("color",))) >= 15
 
 
 def test_the_best_line_is_drawn_under_the_largest_and_stays_visible(data):
