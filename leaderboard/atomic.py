@@ -1,4 +1,4 @@
-"""Replacing a folder so that readers see the old one or the new one, never a half or none.
+"""Replacing a folder or a file so that readers see the old one or the new one, never a half or none.
 
 Linux swaps two folders in one step (renameat2 with RENAME_EXCHANGE); elsewhere two renames.
 """
@@ -56,3 +56,15 @@ def staging_dir(target: Path) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     return staging
+
+
+def write_text(target: Path, text: str) -> Path:
+    """Write `target` whole through a temporary file beside it (readers see the old text or the
+    new, never half); a file that already holds `text` is left untouched, and a link is replaced."""
+    if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, target)
+    return target

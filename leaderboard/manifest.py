@@ -9,9 +9,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 from collections.abc import Iterable
 from pathlib import Path
+
+from leaderboard import atomic
 
 FOLDER = "verified"  # under the catalog: MLPerf results recomputed from logs (families.py names each folder)
 COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
@@ -46,14 +47,7 @@ def write(catalog_dir: Path, round_id: str, rows: Iterable[dict], folder: str = 
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(sorted(rows, key=lambda r: r["entry_id"]))
-    text = buffer.getvalue()
-    if target.is_file() and target.read_text(encoding="utf-8") == text:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    return atomic.write_text(target, buffer.getvalue())
 
 
 def read_rows(path: Path) -> list[dict]:

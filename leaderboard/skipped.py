@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
+from leaderboard import atomic
 from leaderboard.problems import Problem
 
 FOLDER = "skipped"  # under the catalog (families.py names it for each family whose importer skips)
@@ -55,14 +55,7 @@ def write(catalog_dir: Path, round_id: str, items: Iterable[SkippedResult], fold
     """The round's file, written whole and atomically (a header alone when nothing was left
     off: the round was imported and nothing is missing); unchanged bytes are kept."""
     target = skipped_path(catalog_dir, round_id, folder)
-    text = to_csv(items)
-    if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    return atomic.write_text(target, to_csv(items))
 
 
 def from_csv(text: str, name: str, round_id: str) -> tuple[list[SkippedResult], list[Problem]]:
