@@ -64,6 +64,7 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
             for r, rules in b.rounds.items()
         ],
         "accelerators": [{**asdict(a), "aliases": " | ".join(a.aliases)} for a in catalog.accelerators.values()],
+        "organizations": [{**asdict(o), "aliases": " | ".join(o.aliases)} for o in catalog.organizations],
         "prices": [
             {
                 **{k: v for k, v in asdict(p).items() if k != "origin"},
