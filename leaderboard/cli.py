@@ -20,7 +20,7 @@ from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_serve import serve
 from leaderboard.families import family
-from leaderboard.problems import Problem
+from leaderboard.problems import Problem, plural
 
 DEFAULT_DB = "leaderboard.duckdb"
 REIMPORTED = (
@@ -167,8 +167,10 @@ def build(submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: st
         raise Failure(str(error)) from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")
-        raise Failure(f"{len(outcome.problems)} problems: nothing was built (the previous database and site stay)")
-    click.echo(f"{outcome.entries} results")
+        raise Failure(
+            f"{plural(len(outcome.problems), 'problem')}: nothing was built (the previous database and site stay)"
+        )
+    click.echo(plural(outcome.entries, "result"))
     click.echo(f"database: {Path(db).resolve() if '://' not in db else db}")
     click.echo(f"site:     {(outcome.site / 'index.html').resolve()}")
 
@@ -527,7 +529,7 @@ def _importable_catalog(catalog_dir: Path, load_catalog):
     catalog = load_catalog(catalog_dir)
     if catalog.problems:
         _print_problems(catalog.problems, "text")
-        raise Failure(f"the catalog in {catalog_dir} has {len(catalog.problems)} problems: fix them first")
+        raise Failure(f"the catalog in {catalog_dir} has {plural(len(catalog.problems), 'problem')}: fix them first")
     return catalog
 
 

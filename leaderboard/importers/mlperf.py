@@ -24,6 +24,7 @@ from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_f
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, stored_quality, targets_for
 from leaderboard.importers.systems import read_system, system_info
+from leaderboard.problems import plural
 from leaderboard.validate import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
@@ -62,7 +63,8 @@ class ImportReport:
     def summary_lines(self) -> list[str]:
         counts = {s: sum(1 for w in self.written if w.status == s) for s in ("new", "updated", "unchanged")}
         lines = [
-            f"{self.source}: {self.result_dirs} result directories, {self.logs_read} logs ({self.round_id})",
+            f"{self.source}: {plural(self.result_dirs, 'result directory', 'result directories')}, "
+            f"{plural(self.logs_read, 'log')} ({self.round_id})",
             f"entries written: {len(self.written)} ({counts['new']} new, {counts['updated']} updated, "
             f"{counts['unchanged']} unchanged)",
             f"runs counted: {self.runs_counted}",
