@@ -513,7 +513,7 @@ def import_mlperf(
             raise Failure(failed[0].failure)
         for outcome in failed:
             click.echo(f"error: {outcome.source}: {outcome.failure}", err=True)
-        raise Failure(f"{len(failed)} of {len(outcomes)} sources could not be imported")
+        raise Failure(f"{len(failed)} of {plural(len(outcomes), 'source')} could not be imported")
 
 
 def _base_url(value: str | None) -> str | None:

@@ -438,7 +438,7 @@ def _score_directory(
     report.notes += [f"{result.path}: {note}" for note in corrected]
     numbers = sorted(runs_by_number)
     if len(numbers) != rules.runs:
-        return None, (f"{len(numbers)} logs; {round_.id} {benchmark.name} needs {rules.runs} runs")
+        return None, (f"{plural(len(numbers), 'log')}; {round_.id} {benchmark.name} needs {plural(rules.runs, 'run')}")
     run_files = [runs_by_number[n][0] for n in numbers]
     runs = [runs_by_number[n][1] for n in numbers]
     targets = targets_for(benchmark, rules, round_)
