@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leaderboard import archives, manifest, schemas
+from leaderboard import archives, manifest, organizations, schemas
 from leaderboard.files import NOT_REGULAR_HINT, load, not_regular, special_files
 from leaderboard.problems import Problem, did_you_mean
 from leaderboard.skipped import HINT as SKIPPED_HINT
@@ -38,7 +38,17 @@ OVERRIDES_FILE = "plausibility-overrides"
 ARCHIVES_FILE = archives.FILE
 # Optional: cloud instance types that free-text hardware names (DAWNBench's `hardware`).
 INSTANCE_TYPES_FILE = "instance-types"
-OPTIONAL_FILES = (PRICE_INDEX_FILE, SITE_FILE, COMPUTE_FILE, OVERRIDES_FILE, ARCHIVES_FILE, INSTANCE_TYPES_FILE)
+# Optional: organizations that submit under several names (results.organization).
+ORGANIZATIONS_FILE = organizations.FILE
+OPTIONAL_FILES = (
+    PRICE_INDEX_FILE,
+    SITE_FILE,
+    COMPUTE_FILE,
+    OVERRIDES_FILE,
+    ARCHIVES_FILE,
+    INSTANCE_TYPES_FILE,
+    ORGANIZATIONS_FILE,
+)
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,7 @@ class Accelerator:
     tdp_w: float | None = None
     release_date: str | None = None
     no_price_reason: str | None = None
+    family: str | None = None  # the product it is a variant of (H100 for H100 PCIe); required in the file
 
 
 @dataclass(frozen=True)
@@ -222,6 +233,7 @@ class Catalog:
     archives: archives.ArchiveList | None = None  # catalog/archives.yaml
     instance_types: tuple[InstanceType, ...] = ()
     providers: tuple[Provider, ...] = ()
+    organizations: tuple[organizations.Organization, ...] = ()
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
@@ -238,7 +250,7 @@ class Catalog:
 def _alias_key(name: str) -> str:
     """Names are matched without case, spaces or punctuation: "NVIDIA A100-SXM4-80GB (400W)" and
     "nvidia a100 sxm4 80gb(400w)" are one name."""
-    return "".join(c for c in name.casefold() if c.isalnum())
+    return organizations.name_key(name)
 
 
 def catalog_name(path: Path) -> str | None:
@@ -349,6 +361,10 @@ def load_catalog(directory: Path) -> Catalog:
         content = data[COMPUTE_FILE][1]
         catalog.peak_flop_s = {item["accelerator"]: PeakRate(**item) for item in content["peak_flop_s"]}
         catalog.training_compute = {item["model"]: TrainingCompute(**item) for item in content["training_compute"]}
+    if ORGANIZATIONS_FILE in data:
+        doc, content = data[ORGANIZATIONS_FILE]
+        catalog.organizations = organizations.from_data(content)
+        catalog.problems += organizations.problems(doc, content)
     if OVERRIDES_FILE in data:
         catalog.plausibility_overrides = {i["entry_id"]: Override(**i) for i in data[OVERRIDES_FILE][1]["overrides"]}
     catalog.problems += _cross_check(catalog, data)
@@ -483,6 +499,7 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         doc.problem(("accelerators", i, "aliases", j), f"alias {alias!r} already names {owner[key]!r}")
                     )
                 owner[key] = item["id"]
+        problems += _family_spellings(doc, content["accelerators"])
     problems += _instance_type_problems(catalog, data)
     for doc, content in data.get("prices", []) if catalog.accelerators else []:
         for i, item in enumerate(content["prices"]):
@@ -518,6 +535,18 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                         did_you_mean(item["accelerator"], catalog.accelerators),
                     )
                 )
+    return problems
+
+
+def _family_spellings(doc, accelerators: list[dict]) -> list[Problem]:
+    """One family, one spelling: 'H100' and 'h100' (or 'H-100') in two parts is a typo that would
+    split the family in results.accelerator_family."""
+    problems, first = [], {}
+    for i, item in enumerate(accelerators):
+        spelling = first.setdefault(_alias_key(item["family"]), item["family"])
+        if spelling != item["family"]:
+            message = f"family {item['family']!r} is spelled {spelling!r} elsewhere"
+            problems.append(doc.problem(("accelerators", i, "family"), message, f"write family: {spelling}"))
     return problems
 
 

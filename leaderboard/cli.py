@@ -19,7 +19,7 @@ from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_query import query
 from leaderboard.cli_serve import serve
-from leaderboard.problems import Problem
+from leaderboard.problems import Problem, plural
 
 REIMPORTED = (
     "A fresh import (DIR/submissions, DIR/catalog/verified, DIR/catalog/imported, DIR/catalog/skipped) the "
@@ -171,8 +171,10 @@ def build(
         raise Failure(str(error)) from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")
-        raise Failure(f"{len(outcome.problems)} problems: nothing was built (the previous database and site stay)")
-    click.echo(f"{outcome.entries} results")
+        raise Failure(
+            f"{plural(len(outcome.problems), 'problem')}: nothing was built (the previous database and site stay)"
+        )
+    click.echo(plural(outcome.entries, "result"))
     click.echo(f"database: {Path(db).resolve() if '://' not in db else db}")
     if outcome.site is not None:
         click.echo(f"site:     {(outcome.site / 'index.html').resolve()}")
@@ -438,7 +440,7 @@ def import_mlperf(
             raise Failure(failed[0].failure)
         for outcome in failed:
             click.echo(f"error: {outcome.source}: {outcome.failure}", err=True)
-        raise Failure(f"{len(failed)} of {len(outcomes)} sources could not be imported")
+        raise Failure(f"{len(failed)} of {plural(len(outcomes), 'source')} could not be imported")
 
 
 def _base_url(value: str | None) -> str | None:
@@ -454,7 +456,7 @@ def _importable_catalog(catalog_dir: Path, load_catalog):
     catalog = load_catalog(catalog_dir)
     if catalog.problems:
         _print_problems(catalog.problems, "text")
-        raise Failure(f"the catalog in {catalog_dir} has {len(catalog.problems)} problems: fix them first")
+        raise Failure(f"the catalog in {catalog_dir} has {plural(len(catalog.problems), 'problem')}: fix them first")
     return catalog
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli_common import Failure
+from leaderboard.problems import plural
 
 
 @click.command("import-flops")
@@ -34,7 +35,7 @@ def import_compute(hardware_csv: Path, models_csv: Path, catalog_dir: Path) -> N
     if catalog.problems:
         for problem in catalog.problems:
             click.echo(problem.format())
-        raise Failure(f"the catalog in {catalog_dir} has {len(catalog.problems)} problems: fix them first")
+        raise Failure(f"the catalog in {catalog_dir} has {plural(len(catalog.problems), 'problem')}: fix them first")
     try:
         result, written = compute.import_compute(hardware_csv, models_csv, catalog, catalog_dir)
     except (OSError, prices.CsvError) as error:

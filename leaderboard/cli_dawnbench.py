@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli_common import Failure
+from leaderboard.problems import plural
 
 
 @click.command("import-dawnbench")
@@ -37,7 +38,7 @@ def import_dawnbench(source: Path, out: Path, catalog_dir: Path) -> None:
     if catalog.problems:
         for problem in catalog.problems:
             click.echo(problem.format(), err=True)
-        raise Failure(f"the catalog in {catalog_dir} has {len(catalog.problems)} problems: fix them first")
+        raise Failure(f"the catalog in {catalog_dir} has {plural(len(catalog.problems), 'problem')}: fix them first")
     try:
         result = dawnbench.import_dawnbench(source, catalog, out, catalog_dir)
     except (OSError, dawnbench.SourceError) as error:

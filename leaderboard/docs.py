@@ -54,11 +54,32 @@ def costs_at_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
+def epoch_comparison() -> str:
+    from leaderboard.figures import shipped
+
+    return shipped(ROOT)["epoch-comparison-table"]
+
+
+def epoch_disagreements() -> str:
+    from leaderboard.figures import shipped
+
+    return shipped(ROOT)["epoch-disagreements"]
+
+
+def figure(name: str) -> str:
+    """An inline figure of the README (<!-- fig:name -->), from the shipped data (leaderboard.figures)."""
+    from leaderboard.figures import shipped
+
+    return shipped(ROOT)[name]
+
+
 REGIONS = {
     "database": database_reference,
     "cli": cli_reference,
     "failures": failures_reference,
     "costs_at": costs_at_reference,
+    "epoch-comparison": epoch_comparison,
+    "epoch-disagreements": epoch_disagreements,
 }
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
@@ -416,7 +437,9 @@ def render(text: str) -> str:
     for name, make in REGIONS.items():
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.DOTALL)
         text = pattern.sub(lambda m, make=make: m.group(1) + make() + m.group(2), text)
-    return text
+    from leaderboard.figures import render_figures
+
+    return render_figures(text, figure)
 
 
 def main() -> int:

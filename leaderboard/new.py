@@ -14,7 +14,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import dump_yaml
-from leaderboard.importers.epoch import file_slug
+from leaderboard.identity import file_slug
 from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, suggestion
 from leaderboard.tree import Entry, duplicate_problems

@@ -25,6 +25,7 @@ from leaderboard.normalize import (
     rank_metric,
     reaches_target,
 )
+from leaderboard.organizations import canonical_names, organization_of
 from leaderboard.republished import Publication, republished_from
 from leaderboard.validate import Entry
 
@@ -51,6 +52,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
     base = base.resolve() if base is not None else None
     # The price in force depends only on accelerator, tier and date, which results share.
     chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
+    organization_names = canonical_names(catalog.organizations)
 
     def choose(prices, accelerator, tier, date):
         key = (accelerator.id, tier, date)
@@ -81,10 +83,12 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "division": data["division"],
                 "availability": data["availability"],
                 "submitter": data["submitter"],
+                "organization": organization_of(data["submitter"], organization_names),
                 "date": data["date"],
                 "system": system["name"],
                 "accelerator": accelerator.id,
                 "accelerator_name": accelerator.name,
+                "accelerator_family": accelerator.family or accelerator.name,
                 "count": float(system["count"]),
                 "unit": unit,
                 "chips": n_chips,
@@ -118,6 +122,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 **_reference_cost(data.get("reference_cost")),
                 **_reported_cost(data.get("reported_cost"), default.cost_usd),
                 "rank": None,
+                "rank_in_availability": None,
                 "ranked": False,  # _assign_ranks decides
                 "republished_from": None,  # _mark_republished decides
                 "verified": _verified(round_, entry, catalog.verified),
@@ -249,9 +254,10 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
 
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
-    """Rank within round x benchmark x division by the round kind's metric (RANK_METRIC), or by
-    models per minute on a weak-scaling benchmark's board: where a verified result is in the
-    group, only verified results rank (ranked_in); else all do."""
+    """Rank within round x benchmark x division, whatever the availability, by the round kind's
+    metric (RANK_METRIC), or by models per minute on a weak-scaling benchmark's board: where a
+    verified result is in the group, only verified results rank (ranked_in); else all do. The same
+    ranked results are ranked again among those of their availability (rank_in_availability)."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
@@ -265,6 +271,10 @@ def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
         for row, flag, rank in zip(group, flags, metric_ranks(values, metric), strict=True):
             row["ranked"] = flag
             row["rank"] = rank if flag else None
+        for availability in {r["availability"] for r in group}:
+            same = [(r, v) for r, v in zip(group, values, strict=True) if r["availability"] == availability]
+            for (row, _), rank in zip(same, metric_ranks([v for _, v in same], metric), strict=True):
+                row["rank_in_availability"] = rank
 
 
 def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catalog) -> None:

@@ -89,6 +89,12 @@ accelerators = sa.Table(
     _col("id", Text, "Accelerator id (catalog/accelerators.yaml).", primary_key=True),
     _col("vendor", Text, "Maker."),
     _col("name", Text, "Display name."),
+    _col(
+        "family",
+        Text,
+        "The product the part is a variant of, without form factor, memory size or clock bin: H100 for H100 "
+        "SXM5 80GB, H100 PCIe, H100 NVL and H100 SXM5 96GB. A part sold under its own name is its own family.",
+    ),
     _col("chips_per_device", Float, "Chips in one device (unit: device)."),
     _col("cores_per_chip", Float, "Cores per chip (unit: core); NULL when not counted in cores."),
     _col("memory_gb", Float, "Memory per chip, GB."),
@@ -101,6 +107,17 @@ accelerators = sa.Table(
         "Why the part has no on-demand price, where it has none (results.cost_missing_reason then gives it).",
     ),
     comment="The accelerators of the catalog.",
+)
+organizations = sa.Table(
+    "organizations",
+    metadata,
+    _col("id", Text, "Organization id (catalog/organizations.yaml).", primary_key=True),
+    _col("name", Text, "The canonical name: results.organization of every submitter it names."),
+    _col("aliases", Text, "The other names it submits or publishes under, separated by ' | '."),
+    _col("source", Text, "Where the names are shown to be one organization."),
+    _col("note", Text, "Remarks."),
+    comment="Organizations that submit under several names (Dell and Dell EMC); a submitter not listed is its "
+    "own organization.",
 )
 prices = sa.Table(
     "prices",
@@ -158,10 +175,17 @@ results = sa.Table(
     _col("division", Text, "closed or open."),
     _col("availability", Text, "available, preview or research."),
     _col("submitter", Text, "Organization, as it names itself."),
+    _col(
+        "organization",
+        Text,
+        "The submitter's canonical organization (organizations.name: Dell for Dell EMC, Intel Habana Labs for "
+        "HabanaLabs and Intel-HabanaLabs); the submitter as published where the catalog lists no other name.",
+    ),
     _col("date", Date, "Publication date of the result."),
     _col("system", Text, "System name."),
     _col("accelerator", Text, "Accelerator id."),
     _col("accelerator_name", Text, "Accelerator display name."),
+    _col("accelerator_family", Text, "The accelerator's family (accelerators.family): H100 for every H100 variant."),
     _col(
         "count",
         Float,
@@ -249,8 +273,16 @@ results = sa.Table(
     _col(
         "rank",
         Int,
-        "1 = best within round x benchmark x division: fewest minutes in MLPerf rounds, fewest chip-hours for "
-        "published runs, most models_per_minute on weak-scaling boards (the order of the site's boards). Only ranked results take one (see ranked); NULL otherwise.",
+        "1 = best within round x benchmark x division, across availabilities (available, preview and research "
+        "ranked together, as on the site's boards): fewest minutes in MLPerf rounds, fewest chip-hours for "
+        "published runs, most models_per_minute on weak-scaling boards (the order of the site's boards). Only "
+        "ranked results take one (see ranked); NULL otherwise.",
+    ),
+    _col(
+        "rank_in_availability",
+        Int,
+        "The same ranking within round x benchmark x division x availability: MLPerf's availability categories "
+        "apart (rank 1 of preview is the fastest preview system). NULL where rank is NULL.",
     ),
     _col(
         "ranked",

@@ -69,6 +69,7 @@ def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:
             for r, rules in b.rounds.items()
         ],
         "accelerators": [{**asdict(a), "aliases": " | ".join(a.aliases)} for a in catalog.accelerators.values()],
+        "organizations": [{**asdict(o), "aliases": " | ".join(o.aliases)} for o in catalog.organizations],
         "prices": [
             {
                 **asdict(p),

@@ -12,7 +12,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import Document, load
-from leaderboard.importers.epoch import paper_key
+from leaderboard.identity import paper_key
 from leaderboard.normalize import slug
 from leaderboard.problems import Problem
 

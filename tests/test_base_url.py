@@ -16,7 +16,7 @@ from conftest import run_cli
 
 from leaderboard.catalog import checked_base_url
 from leaderboard.normalize import slug
-from leaderboard.render.feeds import SITEMAP_NS, sitemap_files
+from leaderboard.render.sitemap import SITEMAP_NS, sitemap_files
 
 ATOM = {"a": "http://www.w3.org/2005/Atom"}
 SITEMAP = {"s": SITEMAP_NS}
@@ -133,7 +133,7 @@ def test_a_bad_base_url_flag_is_a_usage_error(tiny_project):
 def test_a_bad_base_url_in_the_catalog_is_a_problem_with_its_place(tiny_project, text, message):
     (tiny_project / "catalog" / "site.yaml").write_text(text, encoding="utf-8")
     done = run_cli("build", "-q", cwd=tiny_project)
-    assert done.code == 1 and "nothing was built" in done.err
+    assert done.code == 1 and "1 problem: nothing was built" in done.err  # one problem, never "1 problems"
     assert message in done.out
     assert re.match(r"catalog/site\.yaml:\d+:\d+: ", done.out)
     assert not (tiny_project / "site").exists()

@@ -196,7 +196,7 @@ def test_import_skips_only_the_malformed_entries_with_clear_messages(empty_proje
     done = run_cli("import-dawnbench", small_tree, cwd=empty_project)
     assert done.code == 0, done.err
     assert "6 training entries read; 1 written" in done.out
-    assert "1 inference entries read" in done.out
+    assert "1 inference entry read" in done.out
     for message in (
         "acme_missing_column: acme_missing_column.tsv: missing column 'top1Accuracy'",
         "acme_text_cell: acme_text_cell.tsv: line 2, column 'hours': 'nope' is not a number",

@@ -12,12 +12,12 @@ import yaml
 from conftest import ROOT, run_cli, write_epoch_csv
 
 from leaderboard.catalog import load_catalog
+from leaderboard.identity import paper_key
 from leaderboard.importers.epoch import (
     REQUIRED_COLUMNS,
     Run,
     Skipped,
     domain_benchmark,
-    paper_key,
     submission_from_row,
     submitter_name,
 )
@@ -332,7 +332,7 @@ def test_the_real_export_gives_the_chip_hours_the_papers_imply(shared_data, proj
     assert run_cli("import-prices", reference / "epoch-hardware-prices.csv", cwd=project).code == 0
     run = run_cli("import-epoch", reference / "epoch-ai-models.csv", cwd=project)
     assert run.code == 0, run.err
-    assert "1892 rows read; 289 runs: 0 files written, 289 unchanged" in run.out  # the shipped files, byte for byte
+    assert "1,892 rows read; 289 runs: 0 files written, 289 unchanged" in run.out  # the shipped files, byte for byte
     assert "row 1513 'BERT-Large' = submissions/published/google/bert-large.yaml" in run.out
     # Megatron-BERT's hardware, corrected from the paper in a hand-typed file, stands for its row
     # only: Megatron-LM, from the same paper, is imported.

@@ -267,7 +267,7 @@ def test_import_writes_prices_lists_unmapped_hardware_and_skipped_rows(empty_pro
     run = run_cli("import-prices", table, cwd=empty_project)
     assert run.code == 0, run.err
     assert "7 rows read; 5 prices written to catalog/prices-epoch.yaml" in run.out
-    assert "'Acme Wafer 9000': 1 rows (row 5) -> add alias 'Acme Wafer 9000'" in run.out
+    assert "'Acme Wafer 9000': 1 row (row 5) -> add alias 'Acme Wafer 9000'" in run.out
     assert "row 6 (NVIDIA A100): no source URL ('No source')" in run.out
     assert "row 7 (NVIDIA A100): no price in any tier" in run.out
     assert (

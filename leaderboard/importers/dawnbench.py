@@ -28,6 +28,7 @@ from leaderboard.importers.archive import READ_ERRORS, SourceError, iter_source
 from leaderboard.importers.hardware import Hardware, read_hardware
 from leaderboard.importers.prices import write_if_changed
 from leaderboard.normalize import slug
+from leaderboard.problems import plural
 from leaderboard.tree import identity
 
 IMPORTER = "leaderboard import-dawnbench 1"
@@ -373,19 +374,21 @@ def import_dawnbench(source: Path, catalog: Catalog, out: Path, catalog_dir: Pat
 
 def report_lines(result: DawnbenchImport, out: Path) -> list[str]:
     lines = [
-        f"{result.training_entries} training entries read; {len(result.entries)} written "
-        f"({len(result.written)} files changed, {len(result.unchanged)} unchanged) under {out / ROUND}",
+        f"{plural(result.training_entries, 'training entry', 'training entries')} read; {len(result.entries):,} written "
+        f"({plural(len(result.written), 'file')} changed, {len(result.unchanged):,} unchanged) under {out / ROUND}",
         f"manifest: {result.manifest}",
         f"entries left off, with why: {result.left_off_list}",
-        f"{result.inference_entries} inference entries read (latency results, not boards: "
+        f"{plural(result.inference_entries, 'inference entry', 'inference entries')} read (latency results, not boards: "
         f"{len(result.inference_problems)} unreadable)",
     ]
     if result.skipped:
-        lines.append(f"{len(result.skipped)} training entries not written:")
+        lines.append(f"{plural(len(result.skipped), 'training entry', 'training entries')} not written:")
         lines += [f"  {s.entry}: {s.reason}" for s in result.skipped]
     lines += [f"  inference {s.entry}: {s.reason}" for s in result.inference_problems]
     if result.stale:
-        lines.append(f"{len(result.stale)} files of {ROUND} are no longer written by this import (left in place):")
+        lines.append(
+            f"{plural(len(result.stale), 'file')} of {ROUND} are no longer written by this import (left in place):"
+        )
         lines += [f"  {p}" for p in result.stale]
     return lines
 

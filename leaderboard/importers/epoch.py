@@ -19,6 +19,7 @@ from leaderboard import manifest
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import dump_yaml, load
+from leaderboard.identity import file_slug, paper_key
 from leaderboard.importers.prices import (
     CsvError,
     http_url,
@@ -29,6 +30,7 @@ from leaderboard.importers.prices import (
     write_if_changed,
 )
 from leaderboard.normalize import chip_hours, chips, slug
+from leaderboard.problems import plural
 
 IMPORTER = "leaderboard import-epoch 1"
 ROUND = "published"
@@ -48,7 +50,6 @@ REQUIRED_COLUMNS = (
     COST_COLUMN,
 )
 MAX_SUBMITTER = 100  # longer organization lists become "<first> et al." (the full list goes to the note)
-MAX_SLUG = 100
 
 # Epoch's domains -> our published-run benchmarks. A row naming several domains takes the
 # first of PRECEDENCE it has; language, vision and speech together are multimodal.
@@ -111,21 +112,6 @@ def submitter_name(cell: str) -> tuple[str, str | None]:
     if len(joined) <= MAX_SUBMITTER:
         return joined, None
     return f"{names[0]} et al.", joined
-
-
-def paper_key(url: str | None) -> str | None:
-    """Two links to the same paper give the same key (arXiv abs/pdf/version differences ignored)."""
-    if not url:
-        return None
-    match = re.search(r"arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z-]+/[0-9]{7})", url, re.IGNORECASE)
-    if match:
-        return f"arxiv:{match.group(1).lower()}"
-    stripped = re.sub(r"^https?://(www\.)?", "", url.strip().lower()).rstrip("/")
-    return stripped.removesuffix(".pdf")
-
-
-def file_slug(text: str, fallback: str) -> str:
-    return slug(text)[:MAX_SLUG].strip("-") or fallback
 
 
 # ---- one row -> one submission ---------------------------------------------------------------
@@ -433,11 +419,11 @@ def record_manifest(catalog_dir: Path, result: EpochImport, out: Path) -> Path:
 
 def report_lines(result: EpochImport, out: Path) -> list[str]:
     lines = [
-        f"{result.rows} rows read; {len(result.runs)} runs: {len(result.written)} files written, "
-        f"{len(result.unchanged)} unchanged, under {out}"
+        f"{plural(result.rows, 'row')} read; {plural(len(result.runs), 'run')}: "
+        f"{plural(len(result.written), 'file')} written, {len(result.unchanged):,} unchanged, under {out}"
     ]
     if result.skipped:
-        lines.append(f"{len(result.skipped)} rows not written:")
+        lines.append(f"{plural(len(result.skipped), 'row')} not written:")
         lines += [f"  {count:4d}  {kind}" for kind, count in result.skipped_by_reason().items()]
     for same_run, heading, sign in (
         (True, "rows already entered by hand (the hand-typed file is kept):", "="),

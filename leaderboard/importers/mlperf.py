@@ -26,6 +26,7 @@ from leaderboard.importers.rcp import RcpDataError, RcpTable, load_tables, rcp_f
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, stored_quality, targets_for
 from leaderboard.importers.systems import read_system, system_info
+from leaderboard.problems import plural
 from leaderboard.validate import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
@@ -66,7 +67,8 @@ class ImportReport:
     def summary_lines(self) -> list[str]:
         counts = {s: sum(1 for w in self.written if w.status == s) for s in ("new", "updated", "unchanged")}
         lines = [
-            f"{self.source}: {self.result_dirs} result directories, {self.logs_read} logs ({self.round_id})",
+            f"{self.source}: {plural(self.result_dirs, 'result directory', 'result directories')}, "
+            f"{plural(self.logs_read, 'log')} ({self.round_id})",
             f"entries written: {len(self.written)} ({counts['new']} new, {counts['updated']} updated, "
             f"{counts['unchanged']} unchanged)",
             f"runs counted: {self.runs_counted}",
@@ -465,7 +467,7 @@ def _score_directory(
     report.notes += [f"{result.path}: {note}" for note in corrected]
     numbers = sorted(runs_by_number)
     if len(numbers) != rules.runs:
-        return None, (f"{len(numbers)} logs; {round_.id} {benchmark.name} needs {rules.runs} runs")
+        return None, (f"{plural(len(numbers), 'log')}; {round_.id} {benchmark.name} needs {plural(rules.runs, 'run')}")
     run_files = [runs_by_number[n][0] for n in numbers]
     runs = [runs_by_number[n][1] for n in numbers]
     targets = targets_for(benchmark, rules, round_)

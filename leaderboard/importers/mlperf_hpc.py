@@ -32,6 +32,7 @@ from leaderboard.importers.rcp import RcpTable
 from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import Score, scaling_factor, targets_for
 from leaderboard.normalize import dropped_runs, olympic_mean, worst_counted_quality
+from leaderboard.problems import plural
 
 IMPORTER = "leaderboard-mlperf-hpc 1"
 SCALING_FILE = "scaling.json"  # a result folder's scaling factor (result_summarizer's _get_scaling_factor)
@@ -263,7 +264,7 @@ def _score_folder(
             result, system_file, system, run_files, runs, rules, targets, round_, benchmark_id, corrected, report
         )
     if len(runs) != rules.runs:
-        return None, f"{len(runs)} logs; {round_.id} {benchmark.name} needs {rules.runs} runs"
+        return None, f"{plural(len(runs), 'log')}; {round_.id} {benchmark.name} needs {plural(rules.runs, 'run')}"
     score = score_strong(runs, rules, targets, round_.run_stop_status_required)
     for index, why in score.failures:
         report.runs_failed.append((f"{result.path}/{run_files[index]}", why))

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from leaderboard.catalog import Catalog
+from leaderboard.problems import plural
 
 IMPORTER = "leaderboard import-prices"
 OUTPUT_NAME = "prices-epoch.yaml"
@@ -284,20 +285,21 @@ def write_if_changed(path: Path, text: str) -> bool:
 
 def report_lines(result: PriceImport, out: Path, written: bool) -> list[str]:
     lines = [
-        f"{result.rows} rows read; {len(result.prices)} prices written to {out}" + ("" if written else " (unchanged)")
+        f"{plural(result.rows, 'row')} read; {plural(len(result.prices), 'price')} written to {out}"
+        + ("" if written else " (unchanged)")
     ]
     if result.unmapped:
         rows = sum(len(r) for r in result.unmapped.values())
         lines.append(
-            f"{rows} rows name hardware that no accelerator has as an alias "
+            f"{plural(rows, 'row')} {'names' if rows == 1 else 'name'} hardware that no accelerator has as an alias "
             f"(add the alias to catalog/accelerators.yaml, then re-import):"
         )
         for name, numbers in sorted(result.unmapped.items()):
             lines.append(
-                f"  {name!r}: {len(numbers)} rows (row {', '.join(map(str, numbers[:5]))}"
+                f"  {name!r}: {plural(len(numbers), 'row')} (row {', '.join(map(str, numbers[:5]))}"
                 f"{', ...' if len(numbers) > 5 else ''}) -> add alias {name!r}"
             )
     if result.skipped:
-        lines.append(f"{len(result.skipped)} rows or cells skipped:")
+        lines.append(f"{plural(len(result.skipped), 'row or cell', 'rows or cells')} skipped:")
         lines += [f"  row {s.row} ({s.hardware or 'no hardware'}): {s.reason}" for s in result.skipped]
     return lines

@@ -1,6 +1,6 @@
 """Render the static site from the database into a folder, atomically (build aside, swap in).
 
-Each page kind has its module (boards, entries, groups, feeds, downloads) over the shared
+Each page kind has its module (boards, entries, groups, feeds, sitemap, downloads) over the shared
 writer; this one runs them in order. The site works from file:// with no network.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
-from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sqlpage
+from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sitemap, sqlpage
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import prices as site_prices
 from leaderboard.render.colours import Style, accelerator_styles
@@ -51,7 +51,7 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
     writer.previous = out if out.is_dir() else None
     try:
         _render(writer, db, project, out)
-        feeds.write_sitemap(writer)  # last: it lists every page written
+        sitemap.write_sitemap(writer)  # last: it lists every page written
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
