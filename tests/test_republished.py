@@ -162,7 +162,7 @@ def test_no_record_and_no_feed_record_is_republished(site_data):
     assert republished
     records = [row for board in site_data.boards for row in model.records(board).values()]
     assert records and not {r["entry_id"] for r in records} & republished
-    feed_records = [i["row"]["entry_id"] for i in feeds._feed_items(site_data) if i["kind"] == "record"]
+    feed_records = [i["row"]["entry_id"] for i in feeds._feed_items(site_data.results) if i["kind"] == "record"]
     assert not set(feed_records) & republished
     history_records = {r["entry_id"] for r in model.record_history(site_data.results)}
     assert history_records and not history_records & republished
