@@ -403,12 +403,13 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
 def import_mlperf(
     sources: tuple[Path, ...], round_id: str | None, out: Path, catalog_dir: Path, jobs: int | None, quiet: bool
 ) -> None:
-    """Score MLPerf Training results trees from their raw logs, one entry per result.
+    """Score MLPerf Training and MLPerf HPC results trees from their raw logs, one entry per result.
 
     Each SOURCE is a folder or a .tar, .tar.gz, .tar.xz or .zip archive of one round, read
     without unpacking; several are imported side by side, one process per CPU. Prints, per
     source, the entries written, the runs counted and failed, and every result directory
-    skipped with its reason. Hand-added fields of imported files survive a re-import.
+    skipped with its reason (also written to catalog/skipped/<round>.csv). Each file is written
+    whole: a re-import replaces hand edits, as official rounds are closed to them.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import mlperf
