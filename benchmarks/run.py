@@ -36,6 +36,7 @@ class Measure:
     seconds: float
     peak_mib: float
     code: int
+    cpu: float = 0.0  # user + system seconds of the process and the worker processes it waited for
 
 
 def measure(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
@@ -68,7 +69,8 @@ def measure(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
     err = b"".join(err_chunks).decode(errors="replace")
     if process.returncode != 0:
         print(f"  ! {' '.join(command[:3])} exited {process.returncode}: {err[-500:]}", file=sys.stderr)
-    return Measure(seconds, max(peak[0], usage.ru_maxrss) / 1024, process.returncode)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measure(seconds, max(peak[0], usage.ru_maxrss) / 1024, process.returncode, cpu)
 
 
 def tree_pss_kib(root: int) -> int:

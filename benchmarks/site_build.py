@@ -1,7 +1,9 @@
 """The site at the size of every shipped round: a cold `leaderboard build` of the shipped
-submissions (no site, database or cache), a rebuild after one changed file, a rebuild of
-nothing changed, the site's size and largest page, and where a cold build's time goes
-(cProfile, by step and page kind). Prints a markdown section for RESULTS.md.
+submissions (no site, database or cache) with its worker processes and, side by side, with none
+(`--jobs 1`); a rebuild after one changed file; a rebuild of nothing changed; the peak memory of
+the whole process tree; the site's pages, size and largest page; and where a cold build's time
+goes (cProfile of the build's own process, the charts drawn in it). Prints a markdown section
+for RESULTS.md.
 
     .venv/bin/python benchmarks/site_build.py [--repeat 3]
 """
@@ -13,12 +15,15 @@ import cProfile
 import os
 import pstats
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from run import Measure, machine  # noqa: E402
+from run import measure as run_measure  # noqa: E402
+
 ROOT = HERE.parent
 WORK = HERE / "work" / "site-build"
 PYTHON = sys.executable
@@ -35,7 +40,11 @@ STEPS = [
     ("accelerator and submitter pages", "leaderboard/render/groups.py", "write_pages"),
     ("pages across rounds", "leaderboard/render/history.py", "write_pages"),
     ("downloads (CSV, Parquet, JSON, DuckDB)", "leaderboard/render/downloads.py", "write_all"),
-    ("charts drawn as SVG (inside the pages above)", "leaderboard/render/charts.py", "svg"),
+    (
+        "charts drawn as SVG (inside the pages above; in worker processes in a real build)",
+        "leaderboard/render/painter.py",
+        "draw",
+    ),
     ("templates rendered (inside the pages above)", "jinja2/environment.py", "render"),
 ]
 
@@ -54,11 +63,11 @@ def clean(folder: Path) -> None:
         shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
 
 
-def timed_build(folder: Path) -> float:
-    env = {**os.environ, "LEADERBOARD_CACHE": str(folder / ".leaderboard-cache")}
-    start = time.perf_counter()
-    subprocess.run([PYTHON, "-m", "leaderboard", "build", "-q"], cwd=folder, env=env, check=True, capture_output=True)
-    return time.perf_counter() - start
+def timed_build(folder: Path, *options: str) -> Measure:
+    env = {"LEADERBOARD_CACHE": str(folder / ".leaderboard-cache")}
+    measured = run_measure([PYTHON, "-m", "leaderboard", "build", "-q", *options], cwd=folder, env=env)
+    assert measured.code == 0, f"build {options} failed"
+    return measured
 
 
 def profile_cold(folder: Path) -> tuple[float, dict[str, float]]:
@@ -72,7 +81,7 @@ def profile_cold(folder: Path) -> tuple[float, dict[str, float]]:
         profiler = cProfile.Profile()
         start = time.perf_counter()
         profiler.enable()
-        result = build(Path("submissions"), Path("catalog"), "leaderboard.duckdb", Path("site"))
+        result = build(Path("submissions"), Path("catalog"), "leaderboard.duckdb", Path("site"), jobs=1)
         profiler.disable()
         total = time.perf_counter() - start
         assert result.ok, result.problems[:3]
@@ -100,10 +109,14 @@ def site_size(folder: Path) -> tuple[int, int, str, int]:
 
 
 def measure(repeat: int = 3) -> dict:
-    """Every figure of the section, measured in this run."""
+    """Every figure of the section, measured in this run: each repetition a cold build with
+    worker processes, a cold build without, a rebuild after one changed file, and one of
+    nothing changed."""
     folder = fresh_project()
-    cold, changed, unchanged = [], [], []
+    cold, single, changed, unchanged = [], [], [], []
     for _ in range(repeat):
+        clean(folder)
+        single.append(timed_build(folder, "--jobs", "1"))
         clean(folder)
         cold.append(timed_build(folder))
         path = folder / CHANGED
@@ -114,48 +127,74 @@ def measure(repeat: int = 3) -> dict:
         timed_build(folder)
         unchanged.append(timed_build(folder))
     total_bytes, file_count, largest_page, largest_bytes = site_size(folder)
+    pages = len(list((folder / "site").rglob("*.html")))
     profiled, steps = profile_cold(folder)
     return {
+        "machine": machine(),
         "results": len(list((folder / "submissions").rglob("*.yaml"))),
         "repeat": repeat,
         "cold": cold,
+        "single": single,
         "changed": changed,
         "unchanged": unchanged,
+        "pages": pages,
         "bytes": total_bytes,
         "files": file_count,
         "largest_page": largest_page,
         "largest_bytes": largest_bytes,
         "profiled": profiled,
         "steps": steps,
+        "load": os.getloadavg(),
     }
 
 
 def markdown(m: dict) -> list[str]:
-    def runs(values: list[float]) -> str:
-        return ", ".join(f"{v:.1f}" for v in values)
+    def best(values: list[Measure]) -> Measure:
+        return min(values, key=lambda v: v.seconds)
+
+    def runs(values: list[Measure]) -> str:
+        return ", ".join(f"{v.seconds:.1f}" for v in values)
 
     def met(value: float, target: float) -> str:
         return "met" if value <= target else "NOT met"
 
+    cold, single, changed, unchanged = (best(m[k]) for k in ("cold", "single", "changed", "unchanged"))
+    peak = max(v.peak_mib for k in ("cold", "single", "changed", "unchanged") for v in m[k])
+
+    def row(label: str, values: list[Measure], target: str) -> str:
+        b = best(values)
+        return (
+            f"| {label} | {b.seconds:.1f} ({runs(values)}) | {b.cpu:.1f} | "
+            f"{max(v.peak_mib for v in values):,.0f} MiB | {target} |"
+        )
+
     lines = [
-        "## Issue 15: the site at every round",
+        "## Issues 15 and 25: the site at every round",
         "",
-        f"`benchmarks/site_build.py`: `leaderboard build` of the {m['results']:,} shipped submission files, "
-        f"each build in its own process, best of {m['repeat']} (every run in brackets):",
+        f"Machine: {m['machine']}. `benchmarks/site_build.py`: `leaderboard build` of the {m['results']:,} "
+        f"shipped submission files into {m['pages']:,} pages ({m['files']:,} files, {m['bytes'] / 2**20:,.1f} MiB), "
+        f"each build in its own process, best of {m['repeat']} (every run in brackets); CPU is user + system "
+        "seconds of the build and its worker processes; memory is the peak total PSS of the process tree "
+        "(sampled every 50 ms).",
         "",
-        "| build | seconds | target |",
-        "|---|---:|---|",
-        f"| cold (no site, database or cache) | {min(m['cold']):.1f} ({runs(m['cold'])}) | at most 60 s: "
-        f"{met(min(m['cold']), 60)} |",
-        f"| after one changed file | {min(m['changed']):.1f} ({runs(m['changed'])}) | at most 5 s: "
-        f"{met(min(m['changed']), 5)} |",
-        f"| nothing changed | {min(m['unchanged']):.1f} ({runs(m['unchanged'])}) | |",
+        "| build | seconds | CPU s | peak memory | target |",
+        "|---|---:|---:|---:|---|",
+        row("cold (no site, database or cache)", m["cold"], f"at most 20 s: {met(cold.seconds, 20)}"),
+        row("cold, `--jobs 1` (charts drawn in the build's process)", m["single"], ""),
+        row("after one changed file", m["changed"], f"at most 2 s: {met(changed.seconds, 2)}"),
+        row("nothing changed", m["unchanged"], ""),
         "",
-        f"Site: {m['bytes'] / 2**20:,.1f} MiB in {m['files']:,} files; largest page `{m['largest_page']}`, "
-        f"{m['largest_bytes'] / 2**20:.2f} MiB (target at most 2 MB: {met(m['largest_bytes'], 2_000_000)}).",
+        f"- Worker processes against none, side by side: {single.seconds / cold.seconds:.2f}x less time "
+        f"({single.seconds:.1f} s against {cold.seconds:.1f} s) for {cold.cpu / single.cpu:.2f}x the CPU.",
+        f"- Peak memory of any build: {peak:,.0f} MiB; target under 1 GB (954 MiB): {met(peak, 954)}.",
+        f"- {m['pages']:,} pages in {cold.seconds:.1f} s: {m['pages'] / cold.seconds:,.0f} pages a second, "
+        f"cold, charts included.",
+        f"- Largest page `{m['largest_page']}`, {m['largest_bytes'] / 2**20:.2f} MiB "
+        f"(target at most 2 MB: {met(m['largest_bytes'], 2_000_000)}).",
+        f"- 1-minute load average at the end: {m['load'][0]:.2f}.",
         "",
-        f"Where a cold build's time goes (cProfile, {m['profiled']:.1f} s with the profiler's overhead; "
-        "the last two rows are inside the page rows above them):",
+        f"Where a cold `--jobs 1` build's time goes (cProfile, {m['profiled']:.1f} s with the profiler's "
+        "overhead; the last two rows are inside the page rows above them):",
         "",
         "| step | seconds | share |",
         "|---|---:|---:|",

@@ -2,4 +2,6 @@
 
 from leaderboard.cli import run
 
-run()
+# Guarded: the worker processes that draw charts are spawned, and import the main module again.
+if __name__ == "__main__":
+    run()

@@ -90,23 +90,25 @@ def build(
     out: Path | None,
     progress: Callable[[str, int | None], Callable[[int], None]] | None = None,
     base_url: str | None = None,
+    jobs: int | None = None,
 ) -> BuildResult:
     """Validate `submissions` against `catalog`, then write `db` and (when `out`) the site,
-    published at `base_url` (else the catalog's site.yaml says where, if it does).
+    published at `base_url` (else the catalog's site.yaml says where, if it does), with `jobs`
+    worker processes validating files and drawing charts (default: one a core; 1: none).
 
     Raises BuildLocked when another build runs in the same folder."""
     folder = Path(db).parent if not store.is_url(db) else out.parent if out is not None else Path(".")
     with build_lock(folder):
         _remove_leftovers(db, out)
-        return _build(submissions, catalog, db, out, progress, base_url)
+        return _build(submissions, catalog, db, out, progress, base_url, jobs)
 
 
-def _build(submissions, catalog, db, out, progress, base_url) -> BuildResult:
+def _build(submissions, catalog, db, out, progress, base_url, jobs) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
     beside = out if out is not None else None if store.is_url(db) else Path(db)
     cache_file = folder_beside(beside) / "validation.json" if beside is not None else None
-    validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file)
+    validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file, jobs=jobs)
     outcome = BuildResult(validation, problems=list(validation.problems))
     if validation.problems:
         return outcome
@@ -124,6 +126,6 @@ def _build(submissions, catalog, db, out, progress, base_url) -> BuildResult:
     if out is not None:
         from leaderboard.render.site import render_site
 
-        render_site(db, out, validation.catalog, project=base, base_url=base_url)
+        render_site(db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
         outcome.site = out
     return outcome

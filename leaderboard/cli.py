@@ -147,9 +147,21 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     "absolute feed links, sitemap.xml, robots.txt, canonical links.",
 )
 @click.option("--db-only", is_flag=True, help="Write the database only, not the site (--out is not touched).")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes that validate files and draw the charts' SVGs (default: one per core; 1: none).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def build(
-    submissions: Path, catalog_dir: Path, db: str, out: Path, base_url: str | None, db_only: bool, quiet: bool
+    submissions: Path,
+    catalog_dir: Path,
+    db: str,
+    out: Path,
+    base_url: str | None,
+    db_only: bool,
+    jobs: int | None,
+    quiet: bool,
 ) -> None:
     """Validate everything, then write the database and the site.
 
@@ -165,7 +177,7 @@ def build(
     try:
         with _progress(quiet) as progress:
             outcome = run_build(
-                submissions, catalog_dir, db, None if db_only else out, progress=progress, base_url=base_url
+                submissions, catalog_dir, db, None if db_only else out, progress=progress, base_url=base_url, jobs=jobs
             )
     except (BuildLocked, CheckFailed) as error:
         raise Failure(str(error)) from None

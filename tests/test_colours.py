@@ -11,7 +11,7 @@ from conftest import ROOT
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leaderboard.render import boards, charts, lineage_charts, lineages, model
+from leaderboard.render import boards, charts, lineage_charts, lineages, model, painter
 from leaderboard.render.colours import (
     DASHES,
     LEVELS,
@@ -247,10 +247,10 @@ def test_the_drawn_legend_names_every_series(accelerator_charts, generation_char
     longest = max(accelerator_charts, key=lambda c: len(drawn_values(c.spec, "accelerator")))
     names = drawn_values(longest.spec, "accelerator")
     assert len(names) > 30  # past Vega's default limit of 30 symbols
-    svg = charts.svg(longest.spec)
+    svg = painter.svg(longest.spec, charts.VL_VERSION)
     assert all(f">{_escaped(n)}</text>" in svg for n in names), [n for n in names if _escaped(n) not in svg]
     nvidia = generation_charts["NVIDIA"]
-    svg = charts.svg(nvidia.spec)
+    svg = painter.svg(nvidia.spec, charts.VL_VERSION)
     segments = drawn_values(nvidia.spec, "segment")
     assert all(f">{_escaped(s)}</text>" in svg for s in segments)
 
@@ -278,4 +278,4 @@ def test_the_specs_are_valid_vega_lite(accelerator_charts, generation_charts, da
     ]
     for spec in specs:
         assert not [e.message for e in validator.iter_errors(spec)][:3]
-        assert not [e.message for e in validator.iter_errors(charts.static_spec(spec))][:3]
+        assert not [e.message for e in validator.iter_errors(painter.static_spec(spec))][:3]

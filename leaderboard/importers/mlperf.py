@@ -444,6 +444,14 @@ def result_system(
     return system, system_file, corrected, None
 
 
+def benchmark_rules(round_: Round, catalog: Catalog, folder: str) -> tuple[Any, Any]:
+    """The benchmark a result folder of `round_` holds, and its rules in that round (both
+    importers of MLPerf logs); (None, None) for a folder that names no benchmark of the round."""
+    benchmark = catalog.benchmarks.get(round_.benchmark_of_folder(folder))
+    rules = benchmark.rounds.get(round_.id) if benchmark else None
+    return (benchmark, rules) if rules is not None else (None, None)
+
+
 def _score_directory(
     result: ResultDir,
     runs_by_number: dict[int, tuple[str, RunLog | None]],
@@ -455,10 +463,8 @@ def _score_directory(
     rcp_tables: dict[str, RcpTable],
     report: ImportReport,
 ) -> tuple[dict | None, str | None]:
-    benchmark_id = round_.benchmark_of_folder(result.folder)
-    benchmark = catalog.benchmarks.get(benchmark_id)
-    rules = benchmark.rounds.get(round_.id) if benchmark else None
-    if rules is None:
+    benchmark, rules = benchmark_rules(round_, catalog, result.folder)
+    if benchmark is None:
         known = ", ".join(b.id for b in catalog.benchmarks.values() if round_.id in b.rounds)
         return None, f"benchmark folder {result.folder!r} is not a benchmark of {round_.id} ({known})"
     system, system_file, corrected, reason = result_system(result, systems, used_systems, round_, catalog, report)
@@ -479,11 +485,11 @@ def _score_directory(
     report.runs_counted += len(runs) - len(score.failures)
     factor = None
     if system.division == "closed":
-        factor, why = scaling_factor(runs, {i for i, _ in score.failures}, rcp_tables.get(benchmark_id), rules)
-        if factor is None and benchmark_id in rcp_tables:
+        factor, why = scaling_factor(runs, {i for i, _ in score.failures}, rcp_tables.get(benchmark.id), rules)
+        if factor is None and benchmark.id in rcp_tables:
             report.unscaled.append((result.path, why))
-        elif benchmark_id not in rcp_tables:
-            report.without_rcp_table.add(benchmark_id)
+        elif benchmark.id not in rcp_tables:
+            report.without_rcp_table.add(benchmark.id)
     batch_sizes = {run.batch_size for run in runs if run is not None}
     quality_target = stored_quality(
         targets.primary_target(batch_sizes.pop() if len(batch_sizes) == 1 else None), targets
@@ -491,7 +497,7 @@ def _score_directory(
     energy, why = result_energy(runs, score, power_by_number, numbers, rules)
     if why:
         report.without_energy.append((result.path, why))
-    data = entry_data(round_, benchmark_id, quality_target, result, system_file, system, score, run_files, factor)
+    data = entry_data(round_, benchmark.id, quality_target, result, system_file, system, score, run_files, factor)
     if energy:
         data["result"]["energy"] = energy
         report.with_energy += 1

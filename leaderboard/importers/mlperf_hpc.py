@@ -24,6 +24,7 @@ from leaderboard.importers.mlperf import (
     ImportFailure,
     ImportReport,
     _disambiguate,
+    benchmark_rules,
     read_result_log,
     read_system_file,
     result_system,
@@ -244,10 +245,8 @@ def _score_folder(
     catalog: Catalog,
     report: ImportReport,
 ) -> tuple[dict | None, str | None]:
-    benchmark_id = round_.benchmark_of_folder(result.folder)
-    benchmark = catalog.benchmarks.get(benchmark_id)
-    rules = benchmark.rounds.get(round_.id) if benchmark else None
-    if rules is None:
+    benchmark, rules = benchmark_rules(round_, catalog, result.folder)
+    if benchmark is None:
         known = ", ".join(
             sorted(round_.benchmark_folders) or [b.id for b in catalog.benchmarks.values() if round_.id in b.rounds]
         )
@@ -261,7 +260,7 @@ def _score_folder(
     targets = targets_for(benchmark, rules, round_)
     if benchmark.scaling == "weak":
         return _weak_entry(
-            result, system_file, system, run_files, runs, rules, targets, round_, benchmark_id, corrected, report
+            result, system_file, system, run_files, runs, rules, targets, round_, benchmark.id, corrected, report
         )
     if len(runs) != rules.runs:
         return None, f"{plural(len(runs), 'log')}; {round_.id} {benchmark.name} needs {plural(rules.runs, 'run')}"
@@ -278,12 +277,12 @@ def _score_folder(
         notes.append(
             f"{SCALING_FILE}: the olympic mean times its scaling_factor {factor:g}, as result_summarizer scores it"
         )
-    elif system.division == "closed" and benchmark_id in rcp_tables:
+    elif system.division == "closed" and benchmark.id in rcp_tables:
         failed = {i for i, _ in score.failures}
-        factor, why = scaling_factor(runs, failed, rcp_tables[benchmark_id], rules)
+        factor, why = scaling_factor(runs, failed, rcp_tables[benchmark.id], rules)
         if factor is None:
             report.unscaled.append((result.path, why))
-    data = entry_data(round_, benchmark_id, rules.quality_target, result, system_file, system, score, run_files, factor)
+    data = entry_data(round_, benchmark.id, rules.quality_target, result, system_file, system, score, run_files, factor)
     data["provenance"]["importer"] = IMPORTER
     if factor is not None and round(factor, 6) != 1.0:
         # result_summarizer's HPC score is the olympic mean times the folder's scaling factor (the

@@ -1,28 +1,20 @@
-"""The site's charts as Altair (Vega-Lite) specs, their static SVG, and the Vega JavaScript bundle.
+"""The site's charts as Altair (Vega-Lite) specs (painter.py draws their static SVGs).
 
 Every chart plots one board's division at most: MLPerf and published runs never share a chart.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import re
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import altair as alt
 
-from leaderboard.cache import folder_beside
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-SVG_WIDTH = 640
 MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
 # Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
@@ -149,10 +141,13 @@ def _named(datasets: dict[str, list], name: str, values: list[dict]) -> alt.Name
     return alt.NamedData(name=name)
 
 
-def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[str, list]) -> dict:
+def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[str, list], height: int) -> dict:
     # Not validated here (that takes seconds a build); the tests validate every spec against
-    # the Vega-Lite schema.
-    spec = chart.properties(title=alt.TitleParams(title, subtitle=subtitle, anchor="start")).to_dict(validate=False)
+    # the Vega-Lite schema. Title and height go into the dict: Altair's properties() copies the
+    # whole chart first, a second of a build.
+    spec = chart.to_dict(validate=False)
+    spec["title"] = {"text": title, "subtitle": subtitle, "anchor": "start"}
+    spec["height"] = height
     spec["datasets"] = dict(sorted(datasets.items()))
     spec["width"] = "container"
     spec["config"] = {**spec.get("config", {}), "font": "system-ui, sans-serif"}
@@ -178,7 +173,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     ideal = alt.Chart(_named(datasets, "ideal", lines)).mark_line(
         clip=True, strokeDash=[4, 4], color="#777", strokeWidth=1
     )
-    ideal = ideal.encode(x=x, y=y, detail="label:N")
+    ideal = ideal.encode(x=x, y=y, detail=alt.Detail("label:N"))
     # Each line's label sits where the line enters the plot: the top edge, else the left edge.
     entries = [max(x_domain[0], level * 60 / y_domain[1]) for level in sorted({line["level"] for line in lines})]
     label_points = [
@@ -187,18 +182,19 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     ]
     labels = alt.Chart(_named(datasets, "ideal_labels", label_points))
     labels = labels.mark_text(clip=True, align="left", baseline="top", dx=4, dy=4, fontSize=10, color="#555").encode(
-        x=x, y=y, text="label:N"
+        x=x, y=y, text=alt.Text("label:N")
     )
     marks = (
         alt.Chart(_named(datasets, "results", points))
         .mark_point(filled=True, size=80, opacity=0.85)
-        .encode(x=x, y=y, **accelerator_encoding(points, styles), tooltip=_tooltip(), href="url:N")
+        .encode(x=x, y=y, **accelerator_encoding(points, styles), tooltip=_tooltip(), href=alt.Href("url:N"))
     )
     spec = _finish(
-        alt.layer(ideal, labels, marks).properties(height=360),
+        alt.layer(ideal, labels, marks),
         f"Minutes against chips: {context}",
         "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient." + note,
         datasets,
+        height=360,
     )
     description = (
         f"Scatter plot, log-log, of minutes to train against chip count for {len(points)} results, "
@@ -233,17 +229,18 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
             size=alt.Size("size:Q", scale=None, legend=None),
             stroke=alt.Stroke("outline:N", scale=None, legend=None),
             tooltip=[*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
-            href="url:N",
+            href=alt.Href("url:N"),
         )
     )
     missing = len(rows) - priced
     note = f" {missing} result(s) without a price are not shown." if missing else ""
     note += _sampled_note(len(points), priced)
     spec = _finish(
-        alt.layer(line, marks).properties(height=360),
+        alt.layer(line, marks),
         f"Cost against minutes: {context}",
         "Black line and large outlined points: the Pareto frontier (no result is both faster and cheaper)." + note,
         datasets,
+        height=360,
     )
     description = (
         f"Scatter plot, log-log, of on-demand cost against minutes for {len(points)} results, "
@@ -271,17 +268,18 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str,
             x=alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
             y=alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
             tooltip=_tooltip(),
-            href="url:N",
+            href=alt.Href("url:N"),
             **accelerator_encoding(points, styles),
         )
     )
     shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
     spec = _finish(
-        dots.properties(height=22 * len(points) + 10),
+        dots,
         f"Chip-hours per result: {context}",
         "Chip-hours = chips x minutes / 60, fewest first; a log axis, so equal steps are equal ratios."
         + (f" Showing {shown}." if shown else ""),
         datasets,
+        height=22 * len(points) + 10,
     )
     # Long system names are cut at 260 pixels (site.js cuts them shorter on a phone).
     spec["config"]["axisY"] = {"labelLimit": 260}
@@ -316,19 +314,20 @@ def over_time(
             y=y,
             **accelerator_encoding(points, styles),
             tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
-            href="url:N",
+            href=alt.Href("url:N"),
         )
     )
     labels = (
         alt.Chart(_named(datasets, "labels", [p for p in points if p["label"]]))
         .mark_text(align="left", dx=6, dy=-6, fontSize=10, color="#333")
-        .encode(x=x, y=y, text="label:N")
+        .encode(x=x, y=y, text=alt.Text("label:N"))
     )
     spec = _finish(
-        alt.layer(marks, labels).properties(height=380),
+        alt.layer(marks, labels),
         f"{title} by model over time: {context}",
         "Each point is one published training run; well-known models are labelled." + _sampled_note(len(points), total),
         datasets,
+        height=380,
     )
     description = (
         f"Scatter plot of {title.lower()} (log scale) against publication date for {len(points)} "
@@ -384,10 +383,11 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
         ],
     )
     spec = _finish(
-        layers.properties(height=380),
+        layers,
         "Our cost against Epoch AI's estimate",
         "Published runs, per price tier, both in 2023 US dollars. Dashed: y = x (the same cost).",
         datasets,
+        height=380,
     )
     description = (
         f"Scatter plot, log-log, of our cost against Epoch AI's cost estimate for {len(points)} "
@@ -409,102 +409,3 @@ def cost_against_cost(datasets: dict[str, list], points: list[dict], x: alt.X, y
         .encode(x=x, y=y, **encoding)
     )
     return alt.layer(line, marks)
-
-
-def static_spec(spec: dict) -> dict:
-    """The spec for the SVG: a fixed width (there is no container to fill) and no tooltips or
-    links, which an image cannot use."""
-    static = json.loads(json.dumps(spec))
-    static["width"] = SVG_WIDTH
-    for layer in [static, *static.get("layer", [])]:
-        layer.get("encoding", {}).pop("tooltip", None)
-        layer.get("encoding", {}).pop("href", None)
-    return static
-
-
-def svg(spec: dict) -> str:
-    """The chart drawn offline as SVG, cached by content (drawing takes a tenth of a second or more
-    a chart, most builds change few charts)."""
-    static = static_spec(spec)
-    key = hashlib.sha256(json.dumps([_renderer_version(), static], sort_keys=True).encode()).hexdigest()
-    cached = _cache_get(f"svg/{key}.svg")
-    if cached is not None:
-        return cached
-    import vl_convert
-
-    drawn = _stable_ids(vl_convert.vegalite_to_svg(static, vl_version=VL_VERSION))
-    _cache_put(f"svg/{key}.svg", drawn)
-    return drawn
-
-
-def _stable_ids(drawn: str) -> str:
-    """Vega numbers clip paths per process: renumber them in order of appearance, so the same
-    chart always gives the same bytes."""
-    numbers: dict[str, str] = {}
-
-    def renumber(match: re.Match) -> str:
-        numbers.setdefault(match.group(0), f"{match.group(1)}{len(numbers) + 1}")
-        return numbers[match.group(0)]
-
-    return re.sub(r"\b(clip|gradient|pattern)(\d+)\b", renumber, drawn)
-
-
-def _renderer_version() -> str:
-    from importlib.metadata import version
-
-    return f"vl-convert-python {version('vl-convert-python')}, Vega-Lite {VL_VERSION}"
-
-
-_cache_root: Path | None = None
-
-
-def use_cache_beside(out: Path) -> None:
-    """Keep drawn charts in `.leaderboard-cache/` beside the site folder: inside the project,
-    never in the user's home."""
-    global _cache_root
-    _cache_root = folder_beside(out)
-
-
-def cache_dir() -> Path | None:
-    """Where drawn charts and the JavaScript bundle are kept between builds: $LEADERBOARD_CACHE,
-    else beside the site (see use_cache_beside); None: no cache."""
-    configured = os.environ.get("LEADERBOARD_CACHE")
-    return Path(configured) if configured else _cache_root
-
-
-def _cache_get(name: str) -> str | None:
-    folder = cache_dir()
-    if folder is None:
-        return None
-    try:
-        return (folder / name).read_text(encoding="utf-8")
-    except OSError:
-        return None
-
-
-def _cache_put(name: str, text: str) -> None:
-    """Best effort: a cache that cannot be written only makes the next build slower."""
-    folder = cache_dir()
-    if folder is None:
-        return
-    target = folder / name
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
-    except OSError:
-        pass
-
-
-@lru_cache(maxsize=1)
-def javascript_bundle() -> str:
-    """Vega, Vega-Lite and Vega-Embed in one local file (globals vega, vegaLite, vegaEmbed)."""
-    name = "bundle/" + hashlib.sha256(_renderer_version().encode()).hexdigest() + ".js"
-    cached = _cache_get(name)
-    if cached is None:
-        import vl_convert
-
-        cached = vl_convert.javascript_bundle(vl_version=VL_VERSION)
-        _cache_put(name, cached)
-    return cached

@@ -105,18 +105,14 @@ def minutes_over_time(
         "href": "url:N",
     }
     under = [s for s in scales if s in DRAWN_UNDER]
-    chart = (
-        alt.layer(
-            alt.Chart(data)
-            .mark_line(strokeWidth=6, opacity=0.45, point=alt.OverlayMarkDef(filled=True, size=130, opacity=0.45))
-            .transform_filter(alt.FieldOneOfPredicate(field="scale", oneOf=under)),
-            alt.Chart(data)
-            .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(filled=True, size=50))
-            .transform_filter(~alt.FieldOneOfPredicate(field="scale", oneOf=under)),
-        )
-        .encode(**encoding)
-        .properties(height=360)
-    )
+    chart = alt.layer(
+        alt.Chart(data)
+        .mark_line(strokeWidth=6, opacity=0.45, point=alt.OverlayMarkDef(filled=True, size=130, opacity=0.45))
+        .transform_filter(alt.FieldOneOfPredicate(field="scale", oneOf=under)),
+        alt.Chart(data)
+        .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(filled=True, size=50))
+        .transform_filter(~alt.FieldOneOfPredicate(field="scale", oneOf=under)),
+    ).encode(**encoding)
     segments = len(lineage.segments)
     spec = _finish(
         chart,
@@ -125,6 +121,7 @@ def minutes_over_time(
         + (f" ({segments} targets here)." if segments > 1 else ".")
         + " Wide pale line: the best at any scale; dashed: the round's largest scale.",
         datasets,
+        height=360,
     )
     description = (
         f"Line chart of the best closed-division, available result of each {lineage.family_label} round for "
@@ -198,9 +195,8 @@ def generations_chart(
                 legend=legend(len(segments)),
             ),
             tooltip=TOOLTIP,
-            href="url:N",
+            href=alt.Href("url:N"),
         )
-        .properties(height=380)
     )
     spec = _finish(
         chart,
@@ -208,6 +204,7 @@ def generations_chart(
         f"Closed division, available systems, {label} rounds only; each benchmark at the chip count most of the "
         "accelerators ran. Results may come from different rounds (see the table).",
         datasets,
+        height=380,
     )
     description = (
         f"Line chart of each {line.vendor} accelerator's best closed-division, available {label} result per "

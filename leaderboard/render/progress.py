@@ -82,10 +82,11 @@ def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
             .encode(x=x, y=y)
         )
     spec = _finish(
-        alt.layer(*layers).properties(height=300),
+        alt.layer(*layers),
         "Training progress",
         f"{metric} at every evaluation; dashed: the target; red: the first evaluation at the target.",
         datasets,
+        height=300,
     )
     description = (
         f"Line chart of {metric} against hours since the start at {len(points)} evaluations, with the target "
@@ -135,10 +136,11 @@ def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[
         ],
     )
     spec = _finish(
-        layers.properties(height=380),
+        layers,
         "Our cost against the cost submitters reported",
         f"{context}. Dashed: y = x (the same cost).",
         datasets,
+        height=380,
     )
     description = (
         f"Scatter plot, log-log, of our on-demand cost against the submitter's reported cost for {len(points)} "

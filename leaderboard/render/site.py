@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import gc
 import shutil
+from functools import partial
 from pathlib import Path
 
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
-from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, sitemap, sqlpage
-from leaderboard.render import charts as chart_specs
+from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, painter, sitemap, sqlpage
 from leaderboard.render import prices as site_prices
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
@@ -29,30 +29,34 @@ def render_site(
     project: Path | None = None,
     page_rows: int = PAGE_ROWS,
     base_url: str | None = None,
+    jobs: int | None = None,
 ) -> None:
     """Write the whole site for database `db` into `out`; `project` is the folder submission
     paths are relative to (for copies of the submission files); `base_url` (else the catalog's)
-    is where the site is published, for absolute links, sitemap.xml and robots.txt. All or nothing."""
+    is where the site is published, for absolute links, sitemap.xml and robots.txt; `jobs` worker
+    processes draw the charts (default: one a core; 1: drawn in this process). All or nothing."""
     base_url = base_url or (catalog.base_url if catalog is not None else None)
     base_url = checked_base_url(base_url) if base_url else None
     data = model.load(db)
     gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
     try:
-        _render_site(data, db, Path(out), catalog, project, page_rows, base_url)
+        _render_site(data, db, Path(out), catalog, project, page_rows, base_url, jobs)
     finally:
         gc.unfreeze()
 
 
-def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url) -> None:
-    chart_specs.use_cache_beside(out)
+def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url, jobs) -> None:
+    painter.use_cache_beside(folder_beside(out))
     staging = atomic.staging_dir(out)
-    writer = SiteWriter(staging, environment(), data, page_rows, base_url)
+    writer = SiteWriter(staging, environment(), data, page_rows, base_url, jobs)
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
         _render(writer, db, project, out)
+        writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written
     except BaseException:
+        writer.painter.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
     atomic.replace_dir(staging, out)
@@ -64,7 +68,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     project = Path(project).resolve() if project is not None else None
     for asset in sorted(STATIC.iterdir()):
         site.write(f"static/{asset.name}", asset.read_bytes())
-    site.write("static/vega.js", chart_specs.javascript_bundle())
+    site.painter.bundle(partial(site.write, "static/vega.js"))
     colours = accelerator_looks(data)
 
     boards.write_pages(site, colours)

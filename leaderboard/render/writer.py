@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
+import orjson
 from markupsafe import Markup
 
 from leaderboard.cache import digest
@@ -20,6 +22,7 @@ from leaderboard.render import charts as chart_specs
 from leaderboard.render import model
 from leaderboard.render.charts import Chart
 from leaderboard.render.model import SiteData
+from leaderboard.render.painter import Painter
 from leaderboard.render.reuse import PageReuse
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -39,6 +42,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # a build's templates do not change under it: no stat() a page
     )
     env.filters["num"] = number
     env.filters["usd"] = usd
@@ -95,6 +99,7 @@ class SiteWriter:
         data: SiteData,
         page_rows: int = PAGE_ROWS,
         base_url: str | None = None,
+        jobs: int | None = None,
     ):
         self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
         self.base_url = base_url  # where the site is published, ending in '/'; None: links stay relative
@@ -113,6 +118,7 @@ class SiteWriter:
         }
         self.folders: set[str] = set()
         self.root = str(folder)
+        self.painter = Painter(chart_specs.VL_VERSION, jobs)  # draws the charts' SVGs beside the pages
 
     def path(self, relative: str) -> Path:
         return Path(self.file(relative))
@@ -191,8 +197,10 @@ class SiteWriter:
 
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it."""
-        self.write(f"charts/{chart.name}.vl.json", json.dumps(chart.spec, indent=1, sort_keys=True) + "\n")
-        self.write(f"charts/{chart.name}.svg", chart_specs.svg(chart.spec))
+        spec = orjson.dumps(chart.spec, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+        self.write(f"charts/{chart.name}.vl.json", spec)
+        # Drawn in a worker process while the pages go on; written when it is done (finish()).
+        self.painter.svg(chart.spec, partial(self.write, f"charts/{chart.name}.svg"))
         return {
             "name": chart.name,
             "title": chart.title,

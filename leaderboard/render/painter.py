@@ -1,0 +1,239 @@
+"""The charts' static SVGs (vl-convert) and the Vega JavaScript bundle: drawn in worker processes
+while the pages are rendered, and kept in a cache by content so a rebuild redraws only what changed.
+
+Only the standard library, orjson and vl_convert are imported here: a worker process imports this module
+and nothing of the site's (no Altair, no Jinja2), so it starts in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+
+SVG_WIDTH = 640
+# Vega cuts a label longer than its labelLimit (pixels) by measuring it again and again, one font
+# lookup a letter: most of a chart's drawing time. The image cuts such labels at a number of
+# characters instead (the page's live chart still measures): the limit over this many pixels a
+# character, about the average width of a letter at Vega's 10-pixel label font.
+PIXELS_PER_CHARACTER = 5.5
+
+FONTS_CONF = Path(__file__).with_name("vl-convert-fonts.conf")
+_FIRST_DRAWING = {"mark": "text", "data": {"values": [{"t": "Aa"}]}, "encoding": {"text": {"field": "t"}}}
+
+_cache_root: Path | None = None
+
+
+def static_spec(spec: dict) -> dict:
+    """The spec for the SVG: a fixed width (there is no container to fill), no tooltips or links
+    (an image cannot use them), and labels cut at a number of characters, not measured pixels."""
+    static = orjson.loads(orjson.dumps(spec))
+    static["width"] = SVG_WIDTH
+    for layer in [static, *static.get("layer", [])]:
+        layer.get("encoding", {}).pop("tooltip", None)
+        layer.get("encoding", {}).pop("href", None)
+    _labels_cut_by_characters(static)
+    return static
+
+
+def _labels_cut_by_characters(node: object) -> None:
+    """Every axis or legend with a labelLimit in pixels: the same cut, in characters, by a label
+    expression (Vega's truncate(), which measures nothing), and no pixel limit left to measure."""
+    if isinstance(node, dict):
+        limit = node.get("labelLimit")
+        if isinstance(limit, int | float) and limit > 0 and "labelExpr" not in node:
+            node["labelExpr"] = f"truncate(datum.label, {int(limit // PIXELS_PER_CHARACTER)})"
+            node["labelLimit"] = 0
+        for value in node.values():
+            _labels_cut_by_characters(value)
+    elif isinstance(node, list):
+        for value in node:
+            _labels_cut_by_characters(value)
+
+
+def draw(static: dict, vl_version: str) -> str:
+    """One chart drawn as SVG, the same bytes in any process (runs in a worker)."""
+    return _stable_ids(_vl_convert(vl_version).vegalite_to_svg(static, vl_version=vl_version))
+
+
+def _bundle(vl_version: str) -> str:
+    return _vl_convert(vl_version).javascript_bundle(vl_version=vl_version)
+
+
+@lru_cache(maxsize=1)
+def _vl_convert(vl_version: str):
+    """vl_convert, its fonts set up by a first drawing: vl-convert's own Liberation Sans only
+    (FONTS_CONF), never the machine's fonts. The setting is read once, when vl-convert first lays
+    out text, and taken back at once: the process's other programs (a browser) keep their fonts."""
+    import vl_convert
+
+    previous = os.environ.get("FONTCONFIG_FILE")
+    os.environ["FONTCONFIG_FILE"] = str(FONTS_CONF)
+    try:
+        vl_convert.vegalite_to_svg(_FIRST_DRAWING, vl_version=vl_version)
+    finally:
+        if previous is None:
+            os.environ.pop("FONTCONFIG_FILE", None)
+        else:
+            os.environ["FONTCONFIG_FILE"] = previous
+    return vl_convert
+
+
+def _stable_ids(drawn: str) -> str:
+    """Vega numbers clip paths per process: renumber them in order of appearance, so the same
+    chart always gives the same bytes."""
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match) -> str:
+        numbers.setdefault(match.group(0), f"{match.group(1)}{len(numbers) + 1}")
+        return numbers[match.group(0)]
+
+    return re.sub(r"\b(clip|gradient|pattern)(\d+)\b", renumber, drawn)
+
+
+@lru_cache(maxsize=4)
+def renderer_version(vl_version: str) -> str:
+    from importlib.metadata import version
+
+    return f"vl-convert-python {version('vl-convert-python')}, Vega-Lite {vl_version}"
+
+
+def svg_key(static: dict, vl_version: str) -> str:
+    return hashlib.sha256(orjson.dumps([renderer_version(vl_version), static], option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def svg(spec: dict, vl_version: str) -> str:
+    """The chart drawn as SVG here and now (cached by content); the build uses a Painter."""
+    static = static_spec(spec)
+    name = f"svg/{svg_key(static, vl_version)}.svg"
+    cached = _cache_get(name)
+    if cached is None:
+        cached = draw(static, vl_version)
+        _cache_put(name, cached)
+    return cached
+
+
+@lru_cache(maxsize=1)
+def javascript_bundle(vl_version: str) -> str:
+    """Vega, Vega-Lite and Vega-Embed in one local file (globals vega, vegaLite, vegaEmbed)."""
+    name = _bundle_name(vl_version)
+    cached = _cache_get(name)
+    if cached is None:
+        cached = _bundle(vl_version)
+        _cache_put(name, cached)
+    return cached
+
+
+def _bundle_name(vl_version: str) -> str:
+    return "bundle/" + hashlib.sha256(renderer_version(vl_version).encode()).hexdigest() + ".js"
+
+
+class Painter:
+    """Draws a build's charts in worker processes (one a core) while the caller renders pages:
+    `svg()` and `bundle()` hand over the drawing and what to do with it, `finish()` waits for all
+    of it. A chart in the cache is handed over at once; a drawing that fails raises in finish()."""
+
+    def __init__(self, vl_version: str, workers: int | None = None):
+        self.vl_version = vl_version
+        self.workers = workers if workers is not None else len(os.sched_getaffinity(0))
+        self.pending: list[tuple[Future, str, Callable[[str], None]]] = []
+        self._pool: ProcessPoolExecutor | None = None
+
+    def svg(self, spec: dict, deliver: Callable[[str], None]) -> None:
+        static = static_spec(spec)
+        self._paint(f"svg/{svg_key(static, self.vl_version)}.svg", draw, (static, self.vl_version), deliver)
+
+    def bundle(self, deliver: Callable[[str], None]) -> None:
+        self._paint(_bundle_name(self.vl_version), _bundle, (self.vl_version,), deliver)
+
+    def _paint(self, name: str, job: Callable[..., str], args: tuple, deliver: Callable[[str], None]) -> None:
+        cached = _cache_get(name)
+        if cached is not None:
+            deliver(cached)
+        elif self.workers <= 1:
+            drawn = job(*args)
+            _cache_put(name, drawn)
+            deliver(drawn)
+        else:
+            self.pending.append((self._workers().submit(job, *args), name, deliver))
+
+    def finish(self) -> None:
+        """Wait for every drawing handed over, store it in the cache and deliver it, in the order
+        they were handed over; then stop the worker processes."""
+        pending, self.pending = self.pending, []
+        try:
+            for future, name, deliver in pending:
+                drawn = future.result()
+                _cache_put(name, drawn)
+                deliver(drawn)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes, dropping drawings not started (a build that failed)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _workers(self) -> ProcessPoolExecutor:
+        """The worker processes, started at the first drawing that is not in the cache. Spawned,
+        not forked: vl_convert's threads do not survive a fork, and a fresh interpreter imports
+        only this module."""
+        if self._pool is None:
+            import multiprocessing
+
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+            )
+        return self._pool
+
+
+def _start_worker() -> None:
+    """A drawing worker yields the processor to the build's own process, which renders the pages
+    every chart belongs to: the workers draw in the time it leaves, and the build ends when both do."""
+    os.nice(10)
+
+
+def use_cache_beside(folder: Path) -> None:
+    """Keep drawn charts in `folder` (`.leaderboard-cache/` beside the site): inside the project,
+    never in the user's home."""
+    global _cache_root
+    _cache_root = folder
+
+
+def cache_dir() -> Path | None:
+    """Where drawn charts and the JavaScript bundle are kept between builds: $LEADERBOARD_CACHE,
+    else beside the site (see use_cache_beside); None: no cache."""
+    configured = os.environ.get("LEADERBOARD_CACHE")
+    return Path(configured) if configured else _cache_root
+
+
+def _cache_get(name: str) -> str | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        return (folder / name).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _cache_put(name: str, text: str) -> None:
+    """Best effort: a cache that cannot be written only makes the next build slower."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    target = folder / name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        pass

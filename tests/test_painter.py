@@ -1,0 +1,114 @@
+"""The charts' static SVGs: labels cut by characters in the image, drawings handed to worker
+processes and delivered in order, the same bytes as a drawing in this process, the cache, failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.render import painter
+from leaderboard.render.charts import VL_VERSION
+
+
+def dots(labels: list[str], limit: int | None = 260) -> dict:
+    axis = {"labelLimit": limit} if limit is not None else {}
+    return {
+        "data": {"values": [{"label": label, "x": i + 1} for i, label in enumerate(labels)]},
+        "mark": "point",
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative"},
+            "y": {"field": "label", "type": "nominal", "axis": axis},
+            "tooltip": [{"field": "label"}],
+        },
+        "width": "container",
+    }
+
+
+@pytest.mark.parametrize(
+    "node, expected",
+    [
+        # A limit in pixels becomes a cut at limit / 5.5 characters, measured by nothing.
+        ({"labelLimit": 260}, {"labelLimit": 0, "labelExpr": "truncate(datum.label, 47)"}),
+        ({"labelLimit": 100}, {"labelLimit": 0, "labelExpr": "truncate(datum.label, 18)"}),
+        # No limit (0), or a label expression of the chart's own: left as it is.
+        ({"labelLimit": 0}, {"labelLimit": 0}),
+        (
+            {"labelLimit": 260, "labelExpr": "upper(datum.label)"},
+            {"labelLimit": 260, "labelExpr": "upper(datum.label)"},
+        ),
+        # Found at any depth: axes in encodings, legends, config.
+        (
+            {"config": {"axisY": {"labelLimit": 55}}, "layer": [{"legend": {"labelLimit": 11}}]},
+            {
+                "config": {"axisY": {"labelLimit": 0, "labelExpr": "truncate(datum.label, 10)"}},
+                "layer": [{"legend": {"labelLimit": 0, "labelExpr": "truncate(datum.label, 2)"}}],
+            },
+        ),
+    ],
+)
+def test_labels_are_cut_by_characters_in_the_image(node, expected):
+    painter._labels_cut_by_characters(node)
+    assert node == expected
+
+
+def test_the_static_spec_leaves_the_page_spec_alone():
+    spec = dots(["a"])
+    static = painter.static_spec(spec)
+    assert static["width"] == painter.SVG_WIDTH and "tooltip" not in static["encoding"]
+    assert spec["width"] == "container" and spec["encoding"]["y"]["axis"] == {"labelLimit": 260}
+
+
+def test_a_long_label_is_cut_with_an_ellipsis():
+    long = "Some Submitter: " + "x" * 80
+    svg = painter.draw(painter.static_spec(dots([long, "short"])), VL_VERSION)
+    assert ">short</text>" in svg
+    assert f">{long[:46]}…</text>" in svg
+    assert f">{long}</text>" not in svg  # (the points' aria-labels still hold it whole)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEADERBOARD_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_workers_draw_the_same_bytes_and_deliver_in_order(cache):
+    specs = [dots([f"label {i}", f"other {i}"]) for i in range(4)]
+    delivered: list[tuple[int, str]] = []
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    for i, spec in enumerate(specs):
+        drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
+    assert delivered == [] and drawer._pool is not None  # handed over, not drawn here
+    drawer.finish()
+    assert drawer._pool is None  # the workers are stopped
+    assert [i for i, _ in delivered] == [0, 1, 2, 3]
+    # A drawing in this process gives the same bytes (the same fonts: vl-convert's own).
+    assert [svg for _, svg in delivered] == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
+    assert len(list((cache / "svg").glob("*.svg"))) == 4
+
+
+def test_a_chart_in_the_cache_is_delivered_at_once(cache):
+    spec = dots(["cached"])
+    first = painter.svg(spec, VL_VERSION)
+    delivered: list[str] = []
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    drawer.svg(spec, delivered.append)
+    assert delivered == [first] and drawer._pool is None  # no worker started for it
+    drawer.finish()
+
+
+def test_one_job_draws_in_this_process(cache):
+    delivered: list[str] = []
+    drawer = painter.Painter(VL_VERSION, workers=1)
+    drawer.svg(dots(["here"]), delivered.append)
+    assert len(delivered) == 1 and ">here</text>" in delivered[0] and drawer._pool is None
+
+
+def test_a_drawing_that_fails_raises_at_the_end_and_stops_the_workers(cache):
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    delivered: list[str] = []
+    drawer.svg(dots(["fine"]), delivered.append)
+    drawer.svg({"mark": "no-such-mark", "data": {"values": []}}, delivered.append)
+    with pytest.raises(Exception, match="Vega-Lite to SVG conversion failed"):
+        drawer.finish()
+    assert drawer._pool is None
+    assert len(delivered) == 1  # the drawing before the failure was delivered
