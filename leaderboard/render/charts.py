@@ -141,7 +141,29 @@ def _named(datasets: dict[str, list], name: str, values: list[dict]) -> alt.Name
     return alt.NamedData(name=name)
 
 
-def _finish(chart: alt.TopLevelMixin, title: str, subtitle: str, datasets: dict[str, list], height: int) -> dict:
+@dataclass(frozen=True)
+class Layers:
+    """Charts drawn one over the other, put together as a dict: alt.layer() copies every layer
+    deeply, twice over, a second of a build. (No shared encoding or parameters: use alt.layer.)"""
+
+    charts: tuple[alt.Chart, ...]
+
+    def to_dict(self, validate: bool = False) -> dict:
+        layers = [chart.to_dict(validate=validate) for chart in self.charts]
+        top = {"$schema": layers[0]["$schema"], "config": layers[0].get("config", {})}
+        for layer in layers:
+            layer.pop("$schema", None)
+            layer.pop("config", None)
+        return {**top, "layer": layers}
+
+
+def layers(*charts: alt.Chart) -> Layers:
+    return Layers(charts)
+
+
+def _finish(
+    chart: alt.TopLevelMixin | Layers, title: str, subtitle: str, datasets: dict[str, list], height: int
+) -> dict:
     # Not validated here (that takes seconds a build); the tests validate every spec against
     # the Vega-Lite schema. Title and height go into the dict: Altair's properties() copies the
     # whole chart first, a second of a build.
@@ -190,7 +212,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         .encode(x=x, y=y, **accelerator_encoding(points, styles), tooltip=_tooltip(), href=alt.Href("url:N"))
     )
     spec = _finish(
-        alt.layer(ideal, labels, marks),
+        layers(ideal, labels, marks),
         f"Minutes against chips: {context}",
         "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient." + note,
         datasets,
@@ -236,7 +258,7 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
     note = f" {missing} result(s) without a price are not shown." if missing else ""
     note += _sampled_note(len(points), priced)
     spec = _finish(
-        alt.layer(line, marks),
+        layers(line, marks),
         f"Cost against minutes: {context}",
         "Black line and large outlined points: the Pareto frontier (no result is both faster and cheaper)." + note,
         datasets,
@@ -323,7 +345,7 @@ def over_time(
         .encode(x=x, y=y, text=alt.Text("label:N"))
     )
     spec = _finish(
-        alt.layer(marks, labels),
+        layers(marks, labels),
         f"{title} by model over time: {context}",
         "Each point is one published training run; well-known models are labelled." + _sampled_note(len(points), total),
         datasets,
@@ -396,7 +418,7 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
     return Chart(name, "Our cost against Epoch AI's estimate", description, spec)
 
 
-def cost_against_cost(datasets: dict[str, list], points: list[dict], x: alt.X, y: alt.Y, **encoding) -> alt.LayerChart:
+def cost_against_cost(datasets: dict[str, list], points: list[dict], x: alt.X, y: alt.Y, **encoding) -> Layers:
     """Points of one cost against another on log axes, over the dashed line y = x (the same
     cost), its ends a factor of 2 beyond the points: Epoch AI's estimates, DAWNBench's reported costs."""
     values = [p[x.shorthand.split(":")[0]] for p in points] + [p[y.shorthand.split(":")[0]] for p in points]
@@ -408,4 +430,4 @@ def cost_against_cost(datasets: dict[str, list], points: list[dict], x: alt.X, y
         .mark_point(filled=True, size=70, opacity=0.85)
         .encode(x=x, y=y, **encoding)
     )
-    return alt.layer(line, marks)
+    return layers(line, marks)

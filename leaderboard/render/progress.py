@@ -18,6 +18,9 @@ from leaderboard.render.charts import (
     cost_against_cost,
     legend,
 )
+from leaderboard.render.charts import (
+    layers as chart_layers,
+)
 from leaderboard.render.colours import Style
 
 RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
@@ -82,7 +85,7 @@ def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
             .encode(x=x, y=y)
         )
     spec = _finish(
-        alt.layer(*layers),
+        chart_layers(*layers),
         "Training progress",
         f"{metric} at every evaluation; dashed: the target; red: the first evaluation at the target.",
         datasets,

@@ -55,8 +55,13 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
         _render(writer, db, project, out)
         writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written
+        writer.flush()
     except BaseException:
         writer.painter.close()
+        try:
+            writer.flush()  # nothing is written into the folder once it is removed
+        except Exception:  # noqa: BLE001 - the first failure is the one raised
+            pass
         shutil.rmtree(staging, ignore_errors=True)
         raise
     atomic.replace_dir(staging, out)

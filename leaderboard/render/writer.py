@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from urllib.parse import quote
@@ -21,6 +22,7 @@ from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import model
 from leaderboard.render.charts import Chart
+from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.model import SiteData
 from leaderboard.render.painter import Painter
 from leaderboard.render.reuse import PageReuse
@@ -119,6 +121,7 @@ class SiteWriter:
         self.folders: set[str] = set()
         self.root = str(folder)
         self.painter = Painter(chart_specs.VL_VERSION, jobs)  # draws the charts' SVGs beside the pages
+        self.files = BackgroundWriter()  # writes the files beside the pages
 
     def path(self, relative: str) -> Path:
         return Path(self.file(relative))
@@ -136,13 +139,18 @@ class SiteWriter:
             self.folders.add(folder)
         return target
 
-    def write(self, relative: str, content: str | bytes) -> None:
+    def write(self, relative: str, content: str | bytes, then: Callable[[str], None] | None = None) -> None:
+        """Write the file on the writer's thread (flush() waits for it); `then(file)` runs once it
+        is written."""
         target = self.file(relative)
-        if relative in self.linked:  # never write through a link into the previous site's file
-            os.unlink(target)
-            self.linked.discard(relative)
-        with open(target, "wb") as handle:
-            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+        replace = relative in self.linked  # never write through a link into the previous site's file
+        self.linked.discard(relative)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        self.files.write(target, data, replace, None if then is None else partial(then, target))
+
+    def flush(self) -> None:
+        """Wait until every file handed to write() is on disk."""
+        self.files.flush()
 
     def keep(self, relative: str) -> None:
         """Put the previous site's file (a regular file: PageReuse checked) in the new site: a
@@ -163,9 +171,9 @@ class SiteWriter:
         if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
             return
-        self.write(relative, content)
-        if self.reuse is not None:
-            self.reuse.record(relative, key, content, self.file(relative), content_digest)
+        reuse = self.reuse
+        record = None if reuse is None else lambda file: reuse.record(relative, key, content, file, content_digest)
+        self.write(relative, content, record)
 
     def absolute_url(self, relative: str) -> str | None:
         """The published address of a site-relative path; None without a base URL."""
@@ -191,9 +199,8 @@ class SiteWriter:
             self.keep(relative)
             return
         html = self.env.get_template(template).render(**context).encode("utf-8")
-        self.write(relative, html)
-        if key is not None:
-            self.reuse.record(relative, key, html, self.file(relative))
+        reuse = self.reuse
+        self.write(relative, html, None if key is None else lambda file: reuse.record(relative, key, html, file))
 
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it."""

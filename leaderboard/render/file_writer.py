@@ -1,0 +1,59 @@
+"""Site files written on a thread of their own, in the order they are handed over: creating
+thousands of files is system time that rendering the next page need not wait for.
+
+The thread holds no lock Python code needs while it waits on the file system (the GIL is let go
+in open() and write()), so the build's process renders pages on one core while files are created
+on the other. A failure (a full disk) is raised by flush(), the next time the build waits.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable
+
+# At most this many files wait to be written: the pages already rendered stay in memory until
+# then, so a slow disk slows the rendering instead of filling the memory.
+WAITING = 256
+
+
+class BackgroundWriter:
+    def __init__(self) -> None:
+        self._queue: queue.Queue = queue.Queue(WAITING)
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def write(self, target: str, content: bytes, replace: bool = False, then: Callable[[], None] | None = None) -> None:
+        """Write `content` to the file `target` (its folder exists), after every file handed over
+        before; `replace`: unlink what is there first (a link into the previous site); `then` runs
+        once the file is written (on the writer's thread)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="site-files", daemon=True)
+            self._thread.start()
+        self._queue.put((target, content, replace, then))
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # drain: the build fails at flush()
+            target, content, replace, then = item
+            try:
+                if replace:
+                    os.unlink(target)
+                with open(target, "wb") as handle:
+                    handle.write(content)
+                if then is not None:
+                    then()
+            except BaseException as error:  # noqa: BLE001 - raised again by flush(), in the build's thread
+                self._error = error
+
+    def flush(self) -> None:
+        """Wait until every file handed over is written; raise the first failure."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        error, self._error = self._error, None
+        if error is not None:
+            raise error

@@ -1,0 +1,57 @@
+"""Site files written on the writer's thread: in order, each callback after its file, a link into
+the previous site replaced (never written through), a failure raised when the build waits."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from leaderboard.render.file_writer import WAITING, BackgroundWriter
+
+
+def test_files_are_written_in_the_order_handed_over(tmp_path):
+    writer = BackgroundWriter()
+    target = str(tmp_path / "page.html")
+    for i in range(WAITING * 3):  # more than wait at once: the hand-over blocks, nothing is lost
+        writer.write(target if i % 2 else str(tmp_path / f"{i}.html"), f"{i}".encode())
+    writer.flush()
+    assert (tmp_path / "page.html").read_text() == str(WAITING * 3 - 1)
+    assert len(list(tmp_path.iterdir())) == WAITING * 3 // 2 + 1
+
+
+def test_the_callback_runs_once_the_file_is_written(tmp_path):
+    writer = BackgroundWriter()
+    seen = []
+    target = tmp_path / "a.html"
+    writer.write(str(target), b"<p>a</p>", then=lambda: seen.append(target.read_bytes()))
+    writer.flush()
+    assert seen == [b"<p>a</p>"]
+
+
+def test_a_link_into_the_previous_site_is_replaced_not_written_through(tmp_path):
+    previous = tmp_path / "previous.html"
+    previous.write_text("old")
+    target = tmp_path / "new.html"
+    os.link(previous, target)
+    writer = BackgroundWriter()
+    writer.write(str(target), b"new", replace=True)
+    writer.flush()
+    assert previous.read_text() == "old" and target.read_text() == "new"
+
+
+def test_a_failure_is_raised_at_flush_and_what_follows_is_not_written(tmp_path):
+    writer = BackgroundWriter()
+    writer.write(str(tmp_path / "missing-folder" / "a.html"), b"a")
+    writer.write(str(tmp_path / "b.html"), b"b")
+    with pytest.raises(FileNotFoundError):
+        writer.flush()
+    assert not (tmp_path / "b.html").exists()
+    writer.flush()  # the failure is raised once; the writer can be used again
+    writer.write(str(tmp_path / "c.html"), b"c")
+    writer.flush()
+    assert (tmp_path / "c.html").read_text() == "c"
+
+
+def test_flush_without_writes_does_nothing():
+    BackgroundWriter().flush()
