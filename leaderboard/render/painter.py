@@ -1,8 +1,9 @@
 """The charts' static SVGs (vl-convert) and the Vega JavaScript bundle: drawn in worker processes
 while the pages are rendered, and kept in a cache by content so a rebuild redraws only what changed.
 
-Only the standard library, orjson and vl_convert are imported here: a worker process imports this module
-and nothing of the site's (no Altair, no Jinja2), so it starts in a fraction of a second.
+Only the standard library, orjson, vl_convert and the package's own __init__ are imported here: a
+worker process imports nothing of the site's (no Altair, no Jinja2), so it starts in a fraction
+of a second.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import orjson
+
+from leaderboard.validate import available_cpus
 
 SVG_WIDTH = 640
 # Vega cuts a label longer than its labelLimit (pixels) by measuring it again and again, one font
@@ -111,23 +114,16 @@ def svg_key(static: dict, vl_version: str) -> str:
 def svg(spec: dict, vl_version: str) -> str:
     """The chart drawn as SVG here and now (cached by content); the build uses a Painter."""
     static = static_spec(spec)
-    name = f"svg/{svg_key(static, vl_version)}.svg"
-    cached = _cache_get(name)
-    if cached is None:
-        cached = draw(static, vl_version)
-        _cache_put(name, cached)
-    return cached
+    return _cached(f"svg/{svg_key(static, vl_version)}.svg", draw, (static, vl_version))
 
 
-@lru_cache(maxsize=1)
-def javascript_bundle(vl_version: str) -> str:
-    """Vega, Vega-Lite and Vega-Embed in one local file (globals vega, vegaLite, vegaEmbed)."""
-    name = _bundle_name(vl_version)
-    cached = _cache_get(name)
-    if cached is None:
-        cached = _bundle(vl_version)
-        _cache_put(name, cached)
-    return cached
+def _cached(name: str, job: Callable[..., str], args: tuple) -> str:
+    """The cache's `name`, else job(*args) drawn here and kept in the cache."""
+    drawn = _cache_get(name)
+    if drawn is None:
+        drawn = job(*args)
+        _cache_put(name, drawn)
+    return drawn
 
 
 def _bundle_name(vl_version: str) -> str:
@@ -141,7 +137,7 @@ class Painter:
 
     def __init__(self, vl_version: str, workers: int | None = None):
         self.vl_version = vl_version
-        self.workers = workers if workers is not None else len(os.sched_getaffinity(0))
+        self.workers = workers if workers is not None else available_cpus()
         self.pending: list[tuple[Future, str, Callable[[str], None]]] = []
         self._pool: ProcessPoolExecutor | None = None
 
@@ -154,12 +150,8 @@ class Painter:
 
     def _paint(self, name: str, job: Callable[..., str], args: tuple, deliver: Callable[[str], None]) -> None:
         cached = _cache_get(name)
-        if cached is not None:
-            deliver(cached)
-        elif self.workers <= 1:
-            drawn = job(*args)
-            _cache_put(name, drawn)
-            deliver(drawn)
+        if cached is not None or self.workers <= 1:
+            deliver(cached if cached is not None else _cached(name, job, args))
         else:
             self.pending.append((self._workers().submit(job, *args), name, deliver))
 
