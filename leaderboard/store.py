@@ -7,6 +7,7 @@ renames it over, so a reader never sees a half-written database.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import duckdb
+import orjson
 import sqlalchemy as sa
 
 from leaderboard import costs_at
@@ -133,8 +135,8 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
 
 
 def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
-    """Insert every row. Values travel as data (bound parameters, or an Arrow table for
-    DuckDB, which loads it in bulk); submission text never becomes SQL."""
+    """Insert every row. Values travel as data (bound parameters, or a JSON file or an Arrow
+    table that DuckDB loads in bulk); submission text never becomes SQL."""
     duck = _duckdb_connection(connection)
     for name, table_rows in tables.items():
         if not table_rows:
@@ -142,12 +144,45 @@ def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:
         table = metadata.tables[name]
         if duck is None:
             connection.execute(table.insert(), _with_dates(table, table_rows))
-            continue
-        duck.register("incoming_rows", arrow_table(table, table_rows))
-        try:
-            duck.execute(f'INSERT INTO "{name}" SELECT * FROM incoming_rows')
-        finally:
-            duck.unregister("incoming_rows")
+        elif not _load_json(duck, table, table_rows):
+            duck.register("incoming_rows", arrow_table(table, table_rows))
+            try:
+                duck.execute(f'INSERT INTO "{name}" SELECT * FROM incoming_rows')
+            finally:
+                duck.unregister("incoming_rows")
+
+
+DUCKDB_TYPES = {
+    sa.Text: "VARCHAR",
+    sa.Double: "DOUBLE",
+    sa.BigInteger: "BIGINT",
+    sa.Boolean: "BOOLEAN",
+    sa.Date: "DATE",
+}
+
+
+def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
+    """The rows into a DuckDB table through a JSON file that DuckDB reads with the table's types:
+    a fraction of the time an Arrow table takes to build from Python values (and no import of
+    pandas, which pyarrow makes). False, loading nothing, when a value has no exact JSON form
+    (NaN or infinity, which JSON writes as null): the caller loads it through Arrow then."""
+    import tempfile
+
+    columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: orjson takes no subclass
+    values = [{name: row.get(name) for name in columns} for row in rows]  # the table's columns only
+    for row in values:
+        for value in row.values():
+            if value.__class__ is float and not math.isfinite(value):
+                return False
+    with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
+        file.write(orjson.dumps(values))
+        file.flush()
+        names = ", ".join(f'"{c}"' for c in columns)
+        duck.execute(
+            f"INSERT INTO \"{table.name}\" ({names}) SELECT {names} FROM read_json(?, format = 'array', columns = ?)",
+            [file.name, columns],
+        )
+    return True
 
 
 def arrow_schema(table: sa.Table):

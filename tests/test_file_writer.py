@@ -55,3 +55,33 @@ def test_a_failure_is_raised_at_flush_and_what_follows_is_not_written(tmp_path):
 
 def test_flush_without_writes_does_nothing():
     BackgroundWriter().flush()
+
+
+def test_a_new_folder_is_made_on_the_writers_thread(tmp_path):
+    writer = BackgroundWriter()
+    target = tmp_path / "entries" / "round" / "submitter" / "a.html"
+    writer.write(str(target), b"a", make_folder=True)
+    writer.write(str(target.with_name("b.html")), b"b")  # the folder is there by then
+    writer.flush()
+    assert target.read_text() == "a" and target.with_name("b.html").read_text() == "b"
+
+
+def test_site_writer_makes_each_folder_once_and_keeps_files_in_new_folders(tmp_path):
+    from leaderboard.render.model import SiteData
+    from leaderboard.render.writer import SiteWriter, environment
+
+    previous = tmp_path / "previous"
+    (previous / "kept").mkdir(parents=True)
+    (previous / "kept" / "old.html").write_text("old")
+    data = SiteData([], {}, {}, [], [], [], [], None)
+    site = SiteWriter(tmp_path / "site", environment(), data, jobs=1)
+    site.previous = previous
+    site.write("new/a.html", "a")  # its folder is made on the writer's thread
+    site.write("kept/b.html", "b")
+    site.keep("kept/old.html")  # the same folder, made here at once: the link needs it now
+    site.flush()
+    assert (tmp_path / "site" / "new" / "a.html").read_text() == "a"
+    assert (tmp_path / "site" / "kept" / "old.html").read_text() == "old"
+    assert (tmp_path / "site" / "kept" / "b.html").read_text() == "b"
+    with pytest.raises(ValueError, match="outside the site"):
+        site.write("../escape.html", "x")

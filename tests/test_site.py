@@ -983,6 +983,17 @@ def test_a_failed_build_leaves_the_previous_site(empty_project, monkeypatch):
         site.render_site(project / "leaderboard.duckdb", project / "site", None, project=project)
     assert tree_digest(project / "site") == before
     assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []
+    monkeypatch.undo()
+    # A failure in the downloads, written on a thread of their own: raised, the previous site stays.
+
+    def fail_downloads(*args, **kwargs):
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(site.downloads, "write_all", fail_downloads)
+    with pytest.raises(OSError, match="no space left"):
+        site.render_site(project / "leaderboard.duckdb", project / "site", None, project=project)
+    assert tree_digest(project / "site") == before
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []
 
 
 def test_build_of_the_empty_project(empty_project):
@@ -1243,3 +1254,31 @@ def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypa
     (cache_folder / reuse.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     build_in_process(project)
     assert tree_digest(project / "site") == expected
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (None, '<span class="muted">—</span>'),
+        (True, "true"),
+        (False, "false"),
+        (0, "0"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        ("2024-05-01", "2024-05-01"),
+        ("<b>A&B</b> \"q\" 'a'", "&lt;b&gt;A&amp;B&lt;/b&gt; &#34;q&#34; &#39;a&#39;"),
+        (
+            "https://example.org/a?b=1&c=<2>",
+            '<a href="https://example.org/a?b=1&amp;c=&lt;2&gt;" rel="external noopener noreferrer">'
+            "https://example.org/a?b=1&amp;c=&lt;2&gt;</a>",
+        ),
+        ("http://x.org", '<a href="http://x.org" rel="external noopener noreferrer">http://x.org</a>'),
+        ("javascript:alert(1)", "javascript:alert(1)"),  # a link only for http(s)
+    ],
+)
+def test_every_field_rows_show_each_value_escaped(value, shown):
+    from leaderboard.render.writer import field_rows
+
+    html = field_rows({"col<1>": value}, [("col<1>", "what it <means>")])
+    assert html == (
+        f'<tr><th scope="row"><code>col&lt;1&gt;</code></th>\n<td>{shown}</td>\n<td>what it &lt;means&gt;</td></tr>\n'
+    )

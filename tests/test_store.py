@@ -604,3 +604,53 @@ def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):
     assert mean == pytest.approx(minutes)
     # A result without runs_minutes has no runs.
     assert sql(empty_project, "SELECT count(DISTINCT entry_id) FROM runs") == [(1,)]
+
+
+# Values the JSON way into DuckDB must arrive exactly as the Arrow way brings them.
+TRICKY_ROWS = [
+    {"entry_id": "a", "round": "r", "minutes": 0.1 + 0.2, "chips": 8.0, "ranked": True, "date": "2024-02-29"},
+    {"entry_id": "b", "round": 'ünïcode \u2028 "quoted" \' \\', "minutes": 1e-300, "chips": 1.7976931348623157e308},
+    {"entry_id": "c", "round": None, "minutes": 123456789.123456789, "ranked": False, "date": None},
+]
+
+
+@pytest.mark.parametrize(
+    "rows, loaded_as_json",
+    [
+        (TRICKY_ROWS, True),
+        # NaN has no JSON form (JSON writes null): such a table goes the Arrow way, NaN kept.
+        ([*TRICKY_ROWS, {"entry_id": "d", "minutes": float("nan")}], False),
+    ],
+)
+def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json):
+    import sqlalchemy as sa
+
+    from leaderboard import store
+
+    table = sa.Table(
+        "trial",
+        sa.MetaData(),
+        sa.Column("entry_id", sa.Text, primary_key=True),
+        sa.Column("round", sa.Text),
+        sa.Column("minutes", sa.Double),
+        sa.Column("chips", sa.Double),
+        sa.Column("ranked", sa.Boolean),
+        sa.Column("date", sa.Date),
+    )
+    create = (
+        "CREATE TABLE trial (entry_id VARCHAR, round VARCHAR, minutes DOUBLE, chips DOUBLE, ranked BOOLEAN, date DATE)"
+    )
+    by_json, by_arrow = duckdb.connect(), duckdb.connect()
+    for connection in (by_json, by_arrow):
+        connection.execute(create)
+    assert store._load_json(by_json, table, rows) is loaded_as_json
+    if not loaded_as_json:
+        by_json.register("incoming_rows", store.arrow_table(table, rows))
+        by_json.execute("INSERT INTO trial SELECT * FROM incoming_rows")
+    by_arrow.register("incoming_rows", store.arrow_table(table, rows))
+    by_arrow.execute("INSERT INTO trial SELECT * FROM incoming_rows")
+    query = "SELECT entry_id, round, minutes::VARCHAR, chips::VARCHAR, ranked, date FROM trial ORDER BY entry_id"
+    assert by_json.execute(query).fetchall() == by_arrow.execute(query).fetchall()
+    assert by_json.execute(query).fetchall()[0][2] == "0.30000000000000004"
+    if not loaded_as_json:
+        assert by_json.execute("SELECT isnan(minutes) FROM trial WHERE entry_id = 'd'").fetchone() == (True,)

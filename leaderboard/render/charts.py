@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 import altair as alt
+from altair.utils.schemapi import debug_mode
 
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
@@ -31,6 +32,12 @@ class Chart:
     title: str
     description: str  # what the chart shows: the static image's alt text and the caption
     spec: dict  # Vega-Lite, width "container" for the page
+
+
+def unchecked():
+    """While charts are built: Altair's debug mode checks every object against the Vega-Lite
+    schema as it is made, seconds of a build. The tests check every spec the site writes."""
+    return debug_mode(False)
 
 
 def legend(count: int) -> alt.Legend:

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+# Imported here, not where they are used: the downloads are written on a thread of their own
+# (site.py), and a module imported there is seen half-initialized by the pages' thread (Altair
+# checks whether numpy and pandas are imported). pyarrow imports numpy; pandas is never needed.
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from leaderboard import costs_at, store
 from leaderboard.cache import folder_beside
 from leaderboard.normalize import TIERS
@@ -122,11 +128,9 @@ def _write_arrow(parquet: str, target: str) -> None:
     """The table's Parquet file again as an Arrow IPC file (the random-access format, which
     pyarrow.feather.read_table and pyarrow.ipc.open_file read), for Arrow's tools. Read back
     from the Parquet file (not from DuckDB, whose buffers under NULL values vary from run to
-    run), so the same rows always give the same bytes."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(parquet).combine_chunks()
+    run), so the same rows always give the same bytes. ParquetFile, not read_table(), which
+    imports pandas (see the imports above)."""
+    table = pq.ParquetFile(parquet).read().combine_chunks()
     with pa.OSFile(target, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
 
@@ -231,10 +235,16 @@ def _storage_copy(db: Path, target: Path) -> None:
         connection.execute("DETACH site_target")
 
 
+def before_thread(db: str | Path) -> None:
+    """Import, in the calling thread, what write_all() imports for `db`, before write_all() runs on
+    a thread of its own: a server database's copy goes through Arrow tables built from Python
+    values, for which pyarrow imports pandas."""
+    if store.is_url(db):
+        import pandas  # noqa: F401
+
+
 def _duckdb_copy(target: Path, db: str) -> None:
     """A server database has no file to ship: copy every table into a DuckDB file."""
-    import pyarrow as pa
-
     with store.reading(db) as query, duckdb.connect() as connection:
         _attach_target(connection, target)
         connection.execute("USE site_target")

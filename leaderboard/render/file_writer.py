@@ -24,21 +24,31 @@ class BackgroundWriter:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
-    def write(self, target: str, content: bytes, replace: bool = False, then: Callable[[], None] | None = None) -> None:
-        """Write `content` to the file `target` (its folder exists), after every file handed over
-        before; `replace`: unlink what is there first (a link into the previous site); `then` runs
-        once the file is written (on the writer's thread)."""
+    def write(
+        self,
+        target: str,
+        content: bytes,
+        replace: bool = False,
+        then: Callable[[], None] | None = None,
+        make_folder: bool = False,
+    ) -> None:
+        """Write `content` to the file `target`, after every file handed over before;
+        `make_folder`: create its folder first (else it exists); `replace`: unlink what is there
+        first (a link into the previous site); `then` runs once the file is written (on the
+        writer's thread)."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="site-files", daemon=True)
             self._thread.start()
-        self._queue.put((target, content, replace, then))
+        self._queue.put((target, content, replace, then, make_folder))
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not None:
             if self._error is not None:
                 continue  # drain: the build fails at flush()
-            target, content, replace, then = item
+            target, content, replace, then, make_folder = item
             try:
+                if make_folder:
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
                 if replace:
                     os.unlink(target)
                 with open(target, "wb") as handle:

@@ -149,11 +149,11 @@ def accelerator_pairs(found: list[Lineage], results: list[dict], rounds: dict[st
             by_lineage.setdefault(row["lineage"], {}).setdefault(row["accelerator"], []).append(row)
     found_pairs: dict[str, list[list[int]]] = {}
     for number, lineage in enumerate(found):
-        rows_of = by_lineage.get(lineage.id, {})
-        names = sorted(rows_of)
+        sides = {name: pairs.candidates(rows, dates) for name, rows in by_lineage.get(lineage.id, {}).items()}
+        names = sorted(sides)
         for i, first in enumerate(names):
             for second in names[i + 1 :]:
-                pair = pairs.pick(rows_of[first], rows_of[second], dates)
+                pair = pairs.pick_among(sides[first], sides[second])
                 if pair is not None:
                     found_pairs.setdefault(f"{first} {second}", []).append(
                         [number, index[pair.a["id"]], index[pair.b["id"]]]

@@ -30,6 +30,10 @@ class Pair:
         return self.a["round"] == self.b["round"]
 
 
+# A result pick() may choose: the row, its trust(), 0 when comparable() else 1, its round's day.
+Side = tuple[dict, int, int, int]
+
+
 def trust(row: dict) -> int:
     """0 for a ranked, verified result (a self-reported one beside verified ones is never
     ranked, so never compared ahead of them); 1 or 2 otherwise."""
@@ -46,10 +50,6 @@ def chip_distance(a: float, b: float) -> float:
     return abs(math.log2(a / b)) if a > 0 and b > 0 else math.inf
 
 
-def days_apart(a: str, b: str) -> int:
-    return abs((dt.date.fromisoformat(a) - dt.date.fromisoformat(b)).days)
-
-
 def _candidates(rows: Iterable[dict]) -> list[dict]:
     """The fastest result per (trust, benchmark target, round, chips): only it can be chosen, so
     the pairs tried stay few for accelerators with hundreds of results."""
@@ -62,30 +62,40 @@ def _candidates(rows: Iterable[dict]) -> list[dict]:
     return list(best.values())
 
 
+def candidates(rows: Iterable[dict], round_dates: dict[str, str]) -> list[Side]:
+    """The results pick() may choose among (see _candidates), each with what ordering the pairs
+    needs worked out once, not once a pair."""
+    return [
+        (row, trust(row), 0 if comparable(row) else 1, dt.date.fromisoformat(round_dates[row["round"]]).toordinal())
+        for row in _candidates(rows)
+    ]
+
+
 def pick(rows_a: list[dict], rows_b: list[dict], round_dates: dict[str, str]) -> Pair | None:
     """The pair to compare, the first of these that decides: both as trusted as they can be
     (see trust), the same benchmark and quality target, both closed-division and available,
     the same or nearest chip count, the nearest rounds, the newest, the larger scale, the
     fastest. None when a side has no result."""
+    return pick_among(candidates(rows_a, round_dates), candidates(rows_b, round_dates))
 
-    def order(pair: tuple[dict, dict]) -> tuple:
-        a, b = pair
-        newest = max(round_dates[a["round"]], round_dates[b["round"]])
-        return (
-            trust(a) + trust(b),
-            0 if a["segment"] == b["segment"] else 1,
-            (0 if comparable(a) else 1) + (0 if comparable(b) else 1),
-            chip_distance(a["chips"], b["chips"]),
-            days_apart(round_dates[a["round"]], round_dates[b["round"]]),
-            -dt.date.fromisoformat(newest).toordinal(),
-            -min(a["chips"], b["chips"]),
-            a["minutes"] + b["minutes"],
-            a["id"],
-            b["id"],
-        )
 
-    pairs = [(a, b) for a in _candidates(rows_a) for b in _candidates(rows_b)]
-    if not pairs:
-        return None
-    a, b = min(pairs, key=order)
-    return Pair(a, b)
+def pick_among(side_a: list[Side], side_b: list[Side]) -> Pair | None:
+    """pick() for two sides' candidates()."""
+    best = None
+    for a, trust_a, far_a, day_a in side_a:
+        for b, trust_b, far_b, day_b in side_b:
+            order = (
+                trust_a + trust_b,
+                0 if a["segment"] == b["segment"] else 1,
+                far_a + far_b,
+                chip_distance(a["chips"], b["chips"]),
+                abs(day_a - day_b),
+                -max(day_a, day_b),  # the newest
+                -min(a["chips"], b["chips"]),
+                a["minutes"] + b["minutes"],
+                a["id"],
+                b["id"],
+            )
+            if best is None or order < best[0]:
+                best = (order, a, b)
+    return None if best is None else Pair(best[1], best[2])

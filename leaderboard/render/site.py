@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import gc
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
-from leaderboard.render import boards, downloads, entries, feeds, groups, history, model, painter, sitemap, sqlpage
+from leaderboard.render import (
+    boards,
+    charts,
+    downloads,
+    entries,
+    feeds,
+    groups,
+    history,
+    model,
+    painter,
+    sitemap,
+    sqlpage,
+)
 from leaderboard.render import prices as site_prices
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
@@ -52,7 +65,8 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
-        _render(writer, db, project, out)
+        with charts.unchecked():
+            _render(writer, db, project, out)
         writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written
         writer.flush()
@@ -71,19 +85,24 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
 def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Path) -> None:
     data = site.data
     project = Path(project).resolve() if project is not None else None
-    for asset in sorted(STATIC.iterdir()):
-        site.write(f"static/{asset.name}", asset.read_bytes())
-    site.painter.bundle(partial(site.write, "static/vega.js"))
-    colours = accelerator_looks(data)
+    # The downloads are exported by DuckDB, which lets go of the interpreter's lock: on a thread
+    # of their own they take no time from the pages.
+    downloads.before_thread(db)
+    with ThreadPoolExecutor(1, thread_name_prefix="downloads") as pool:
+        exported = pool.submit(downloads.write_all, site, db, previous)
+        for asset in sorted(STATIC.iterdir()):
+            site.write(f"static/{asset.name}", asset.read_bytes())
+        site.painter.bundle(partial(site.write, "static/vega.js"))
+        colours = accelerator_looks(data)
 
-    boards.write_pages(site, colours)
-    entries.write_pages(site, project)
-    groups.write_pages(site)
-    history.write_pages(site)
-    _compare_page(site)
-    for board in data.boards:
-        site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
-    downloads.write_all(site, db, previous)
+        boards.write_pages(site, colours)
+        entries.write_pages(site, project)
+        groups.write_pages(site)
+        history.write_pages(site)
+        _compare_page(site)
+        for board in data.boards:
+            site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
+        exported.result()
     # After the downloads: these pages name the tables they shipped.
     _index_page(site)
     sqlpage.write_page(site)
