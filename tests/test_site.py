@@ -1282,3 +1282,19 @@ def test_every_field_rows_show_each_value_escaped(value, shown):
     assert html == (
         f'<tr><th scope="row"><code>col&lt;1&gt;</code></th>\n<td>{shown}</td>\n<td>what it &lt;means&gt;</td></tr>\n'
     )
+
+
+def test_round_links_are_made_once_per_depth_and_follow_the_rounds():
+    from leaderboard.render.writer import RoundLinks
+
+    links = RoundLinks()
+    rounds = [{"id": "v1.0", "name": "Round <1>"}, {"id": "a b", "name": "B&C"}]
+    expected = (
+        '<li><a href="../rounds/v1.0.html">Round &lt;1&gt;</a></li>\n'
+        '<li><a href="../rounds/a%20b.html">B&amp;C</a></li>\n'
+    )
+    assert links("../", rounds) == expected
+    assert links("../", rounds) is links("../", rounds)  # made once
+    assert links("", rounds) == expected.replace("../", "")
+    other = [{"id": "v2.0", "name": "Two"}]
+    assert links("../", other) == '<li><a href="../rounds/v2.0.html">Two</a></li>\n'  # new rounds: made again

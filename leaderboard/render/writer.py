@@ -59,8 +59,27 @@ def environment() -> jinja2.Environment:
         RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
         family=family,
         field_rows=field_rows,
+        round_links=RoundLinks(),
     )
     return env
+
+
+class RoundLinks:
+    """The navigation's links to the rounds, as every page shows them: worked out once for each
+    folder depth (`root`), not once a page."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[list[dict], Markup]] = {}
+
+    def __call__(self, root: str, rounds: list[dict]) -> Markup:
+        made = self._made.get(root)
+        if made is None or made[0] is not rounds:
+            links = "".join(
+                f'<li><a href="{escape(root + quote("rounds/" + r["id"] + ".html"))}">{escape(r["name"])}</a></li>\n'
+                for r in rounds
+            )
+            made = self._made[root] = (rounds, Markup(links))
+        return made[1]
 
 
 def field_rows(row: dict, columns: list[tuple[str, str]]) -> Markup:
