@@ -2,7 +2,7 @@
 submissions (no site, database or cache) with its worker processes and, side by side, with none
 (`--jobs 1`); a rebuild after one changed file; a rebuild of nothing changed; the peak memory of
 the whole process tree; the site's pages, size and largest page; and where a cold build's time
-goes (cProfile of the build's own process, the charts drawn in it). Prints a markdown section
+goes (cProfile of the build's main thread, the charts drawn in it). Prints a markdown section
 for RESULTS.md.
 
     .venv/bin/python benchmarks/site_build.py [--repeat 3]
@@ -39,7 +39,6 @@ STEPS = [
     ("entry pages", "leaderboard/render/entries.py", "write_pages"),
     ("accelerator and submitter pages", "leaderboard/render/groups.py", "write_pages"),
     ("pages across rounds", "leaderboard/render/history.py", "write_pages"),
-    ("downloads (CSV, Parquet, JSON, DuckDB)", "leaderboard/render/downloads.py", "write_all"),
     (
         "charts drawn as SVG (inside the pages above; in worker processes in a real build)",
         "leaderboard/render/painter.py",
@@ -204,8 +203,9 @@ def markdown(m: dict) -> list[str]:
         f"(target at most 2 MB: {met(m['largest_bytes'], 2_000_000)}).",
         f"- 1-minute load average at the end: {m['load'][0]:.2f}.",
         "",
-        f"Where a cold `--jobs 1` build's time goes (cProfile, {m['profiled']:.1f} s with the profiler's "
-        "overhead; the last two rows are inside the page rows above them):",
+        f"Where a cold `--jobs 1` build's time goes (cProfile of its main thread, {m['profiled']:.1f} s with the "
+        "profiler's overhead; the last two rows are inside the page rows above them; the downloads, exported "
+        "by DuckDB on a thread beside the pages, and the files, written on another, are not in it):",
         "",
         "| step | seconds | share |",
         "|---|---:|---:|",

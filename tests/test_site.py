@@ -1204,6 +1204,10 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     assert len(cached) == entries - 1 and KNOWN_ID not in cached
     assert len(reused) > entries / 2
     assert model.entry_path(KNOWN_ID) not in reused
+    # A chart whose spec did not change keeps the previous site's SVG; the changed one's is drawn again.
+    kept_svgs = {r for r in reused if r.startswith("charts/") and r.endswith(".svg")}
+    assert len(kept_svgs) > 100
+    assert "charts/published--vision--open--chip-hours.svg" not in kept_svgs  # the changed run's board
     monkeypatch.undo()
     monkeypatch.setenv("LEADERBOARD_CACHE", "")
 
@@ -1230,9 +1234,13 @@ def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypa
     build_in_process(project)
     expected = tree_digest(project / "site")
     cache_folder = project / ".leaderboard-cache"
-    # A page of the previous site edited by hand: its content hash no longer matches.
+    # A page and a chart of the previous site edited by hand: their content hashes no longer match.
     page = project / "site" / model.entry_path(KNOWN_ID)
     page.write_text(page.read_text(encoding="utf-8").replace("640", "999"), encoding="utf-8")
+    svg = sorted((project / "site" / "charts").glob("*.svg"))[0]
+    svg.write_text(
+        svg.read_text(encoding="utf-8").replace("</svg>", "<script>alert(1)</script></svg>"), encoding="utf-8"
+    )
     # A cached submission whose data was changed but whose key was kept.
     validation = cache_folder / "validation.json"
     stored = json.loads(validation.read_text(encoding="utf-8"))

@@ -90,7 +90,9 @@ class PageReuse:
         self.new[relative] = recorded
         return True
 
-    def record(self, relative: str, key: str, content: bytes, written: Path, content_digest: str | None = None) -> None:
+    def record(
+        self, relative: str, key: str, content: bytes | str, written: Path, content_digest: str | None = None
+    ) -> None:
         """A page drawn afresh: its key, its content's hash (`content_digest` when already
         known) and the identity of the file written."""
         try:

@@ -24,7 +24,7 @@ from leaderboard.render import model
 from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.model import SiteData
-from leaderboard.render.painter import Painter
+from leaderboard.render.painter import Painter, renderer_version
 from leaderboard.render.reuse import PageReuse
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -212,9 +212,10 @@ class SiteWriter:
         except OSError:
             shutil.copyfile(source, target, follow_symlinks=False)
 
-    def copy(self, relative: str, content: bytes) -> None:
-        """A file of the given bytes: the previous site's one when it holds exactly these."""
-        content_digest = digest(content)
+    def copy(self, relative: str, content: bytes, content_digest: str | None = None) -> None:
+        """A file of the given bytes (whose hash is `content_digest`, when known): the previous
+        site's one when it holds exactly these."""
+        content_digest = content_digest or digest(content)
         key = f"copy {content_digest}"
         if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
@@ -251,11 +252,25 @@ class SiteWriter:
         self.write(relative, html, None if key is None else lambda file: reuse.record(relative, key, html, file))
 
     def chart(self, chart: Chart) -> dict:
-        """Write a chart's spec and SVG under charts/; what a template needs to show it."""
+        """Write a chart's spec and SVG under charts/; what a template needs to show it. An SVG is
+        drawn from the spec alone, by the renderer: the previous site's is kept when both are as
+        they were; else it is drawn (or taken from the cache of drawings) in a worker process
+        while the pages go on, and written when it is done (finish())."""
         spec = orjson.dumps(chart.spec, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
-        self.write(f"charts/{chart.name}.vl.json", spec)
-        # Drawn in a worker process while the pages go on; written when it is done (finish()).
-        self.painter.svg(chart.spec, partial(self.write, f"charts/{chart.name}.svg"))
+        spec_digest = digest(spec)
+        self.copy(f"charts/{chart.name}.vl.json", spec, spec_digest)
+        svg = f"charts/{chart.name}.svg"
+        key = f"svg {renderer_version(chart_specs.VL_VERSION)} {spec_digest}"
+        reuse = self.reuse
+        if reuse is not None and self.previous is not None and reuse.unchanged(svg, key):
+            self.keep(svg)
+        else:
+
+            def deliver(drawn: str) -> None:
+                record = None if reuse is None else lambda file: reuse.record(svg, key, drawn, file)
+                self.write(svg, drawn, record)
+
+            self.painter.svg(chart.spec, deliver)
         return {
             "name": chart.name,
             "title": chart.title,
