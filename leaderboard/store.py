@@ -162,25 +162,30 @@ DUCKDB_TYPES = {
 }
 
 
+JSON_ROWS = 5_000  # rows turned into JSON at a time: the text of 100,000 results is never whole in memory
+
+
 def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
-    """The rows into a DuckDB table through a JSON file that DuckDB reads with the table's types:
-    a fraction of the time an Arrow table takes to build from Python values (and no import of
-    pandas, which pyarrow makes). False, loading nothing, when a value has no exact JSON form
-    (NaN or infinity, which JSON writes as null): the caller loads it through Arrow then."""
+    """The rows into a DuckDB table through a JSON file (a row a line) that DuckDB reads with the
+    table's types: a fraction of the time an Arrow table takes to build from Python values (and
+    no import of pandas, which pyarrow makes). False, loading nothing, when a value has no exact
+    JSON form (NaN or infinity, which JSON writes as null): the caller loads it through Arrow then."""
     import tempfile
 
     columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: orjson takes no subclass
-    values = [{name: row.get(name) for name in columns} for row in rows]  # the table's columns only
-    for row in values:
-        for value in row.values():
-            if value.__class__ is float and not math.isfinite(value):
-                return False
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
-        file.write(orjson.dumps(values))
+        for start in range(0, len(rows), JSON_ROWS):
+            chunk = [{name: row.get(name) for name in columns} for row in rows[start : start + JSON_ROWS]]
+            for row in chunk:
+                for value in row.values():
+                    if value.__class__ is float and not math.isfinite(value):
+                        return False
+            file.write(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in chunk))
         file.flush()
         names = ", ".join(f'"{c}"' for c in columns)
         duck.execute(
-            f"INSERT INTO \"{table.name}\" ({names}) SELECT {names} FROM read_json(?, format = 'array', columns = ?)",
+            f'INSERT INTO "{table.name}" ({names}) '
+            f"SELECT {names} FROM read_json(?, format = 'newline_delimited', columns = ?)",
             [file.name, columns],
         )
     return True

@@ -622,10 +622,13 @@ TRICKY_ROWS = [
         ([*TRICKY_ROWS, {"entry_id": "d", "minutes": float("nan")}], False),
     ],
 )
-def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json):
+@pytest.mark.parametrize("chunk", [2, 5_000])  # JSON written 2 rows at a time too: NaN in a later chunk
+def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json, chunk, monkeypatch):
     import sqlalchemy as sa
 
     from leaderboard import store
+
+    monkeypatch.setattr(store, "JSON_ROWS", chunk)
 
     table = sa.Table(
         "trial",
