@@ -43,6 +43,36 @@ class BuildLocked(RuntimeError):
     """Another build holds the lock of this folder."""
 
 
+class CommittedCache(RuntimeError):
+    """The build's cache folder holds files that git tracks: a cache is trusted (valid submissions,
+    drawn charts), so one committed by a pull request must never reach a build."""
+
+
+def check_cache_not_committed(folder: Path) -> None:
+    """Raise CommittedCache when git tracks a file under `folder` (the cache). Outside a git
+    repository, or without git, there is nothing to check."""
+    import subprocess
+
+    if not folder.is_dir():
+        return
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(folder), "ls-files", "-z", "--", "."],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    tracked = [name for name in listed.stdout.decode("utf-8", "replace").split("\0") if name]
+    if listed.returncode == 0 and tracked:
+        raise CommittedCache(
+            f"the build's cache {folder} holds {len(tracked)} file(s) tracked by git (first: {tracked[0]}): "
+            "a build trusts its cache, so it is never committed; remove it from git with "
+            f"`git rm -r --cached {folder}` and build again"
+        )
+
+
 @contextmanager
 def build_lock(folder: Path) -> Iterator[None]:
     """One build at a time per folder: a second one fails at once with a clear message
@@ -96,9 +126,13 @@ def build(
     published at `base_url` (else the catalog's site.yaml says where, if it does), with `jobs`
     worker processes validating files and drawing charts (default: one a core; 1: none).
 
-    Raises BuildLocked when another build runs in the same folder."""
+    Raises BuildLocked when another build runs in the same folder, CommittedCache when git tracks
+    a file of the build's cache."""
     folder = Path(db).parent if not store.is_url(db) else out.parent if out is not None else Path(".")
     with build_lock(folder):
+        beside = out if out is not None else None if store.is_url(db) else Path(db)
+        if beside is not None:
+            check_cache_not_committed(folder_beside(beside))
         _remove_leftovers(db, out)
         return _build(submissions, catalog, db, out, progress, base_url, jobs)
 

@@ -171,7 +171,7 @@ def build(
 
     if not submissions.is_dir():
         raise Failure(f"no submissions folder at {submissions}")
-    from leaderboard.build import BuildLocked
+    from leaderboard.build import BuildLocked, CommittedCache
     from leaderboard.validate import CheckFailed
 
     try:
@@ -179,7 +179,7 @@ def build(
             outcome = run_build(
                 submissions, catalog_dir, db, None if db_only else out, progress=progress, base_url=base_url, jobs=jobs
             )
-    except (BuildLocked, CheckFailed) as error:
+    except (BuildLocked, CommittedCache, CheckFailed) as error:
         raise Failure(str(error)) from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")

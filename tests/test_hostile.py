@@ -416,3 +416,27 @@ def test_fast_validator_agrees_with_jsonschema(data):
     except (ValueError, OverflowError, TypeError):
         return  # the full validator decides these
     assert fast == validator("submission").is_valid(data)
+
+
+def test_a_committed_build_cache_is_refused(project, monkeypatch):
+    """A build trusts its cache (valid submissions by hash, drawn charts): a cache committed to
+    the repository, say by a pull request, is refused with how to remove it, and nothing is built."""
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")  # the cache beside the site, as in a real project
+    assert run_cli("build", "-q", cwd=project).code == 0
+    cache = project / ".leaderboard-cache" / "validation.json"
+    assert cache.is_file()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-f", str(cache)], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "a cache"], cwd=project, check=True)
+    site_before = sorted(p.name for p in (project / "site").iterdir())
+    database_before = (project / "leaderboard.duckdb").stat().st_mtime_ns
+    result = run_cli("build", "-q", cwd=project)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert "tracked by git" in result.err and "git rm -r --cached" in result.err
+    assert "validation.json" in result.err
+    assert (project / "leaderboard.duckdb").stat().st_mtime_ns == database_before
+    assert sorted(p.name for p in (project / "site").iterdir()) == site_before
+    # Untracked again (it stays on disk, ignored): the build goes on.
+    subprocess.run([*git, "rm", "-q", "-r", "--cached", ".leaderboard-cache"], cwd=project, check=True)
+    assert run_cli("build", "-q", cwd=project).code == 0
