@@ -54,18 +54,20 @@ def measure(command: list[str], cwd: Path, env: dict | None = None, sample: bool
     done = threading.Event()
 
     def sampling() -> None:
-        while sample and not done.wait(0.05):
+        while not done.wait(0.05):
             peak[0] = max(peak[0], tree_pss_kib(process.pid))
 
     sampler = threading.Thread(target=sampling, daemon=True)
-    sampler.start()
+    if sample:
+        sampler.start()
     err_chunks = []
     reader = threading.Thread(target=lambda: err_chunks.append(process.stderr.read()), daemon=True)
     reader.start()
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     done.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     reader.join()
     process.returncode = os.waitstatus_to_exitcode(status)
     err = b"".join(err_chunks).decode(errors="replace")

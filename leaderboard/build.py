@@ -130,18 +130,20 @@ def build(
     a file of the build's cache."""
     folder = Path(db).parent if not store.is_url(db) else out.parent if out is not None else Path(".")
     with build_lock(folder):
+        # The cache beside the site, else beside the database file (a server database without a
+        # site has none).
         beside = out if out is not None else None if store.is_url(db) else Path(db)
-        if beside is not None:
-            check_cache_not_committed(folder_beside(beside))
+        cache = folder_beside(beside) if beside is not None else None
+        if cache is not None:
+            check_cache_not_committed(cache)
         _remove_leftovers(db, out)
-        return _build(submissions, catalog, db, out, progress, base_url, jobs)
+        return _build(submissions, catalog, db, out, progress, base_url, jobs, cache)
 
 
-def _build(submissions, catalog, db, out, progress, base_url, jobs) -> BuildResult:
+def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path | None) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
-    beside = out if out is not None else None if store.is_url(db) else Path(db)
-    cache_file = folder_beside(beside) / "validation.json" if beside is not None else None
+    cache_file = cache / "validation.json" if cache is not None else None
     validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file, jobs=jobs)
     outcome = BuildResult(validation, problems=list(validation.problems))
     if validation.problems:
