@@ -40,6 +40,34 @@ def test_a_link_into_the_previous_site_is_replaced_not_written_through(tmp_path)
     assert previous.read_text() == "old" and target.read_text() == "new"
 
 
+def test_a_link_is_made_in_order_in_a_new_folder_and_a_later_write_replaces_it(tmp_path):
+    previous = tmp_path / "previous.html"
+    previous.write_text("old")
+    kept, replaced = tmp_path / "new" / "kept.html", tmp_path / "new" / "replaced.html"
+    writer = BackgroundWriter()
+    writer.link(str(previous), str(kept), make_folder=True)
+    writer.link(str(previous), str(replaced))
+    writer.write(str(replaced), b"new", replace=True)
+    writer.flush()
+    assert os.stat(kept).st_ino == os.stat(previous).st_ino and kept.read_text() == "old"
+    assert replaced.read_text() == "new" and previous.read_text() == "old"
+
+
+def test_a_link_that_cannot_be_made_is_a_copy(tmp_path, monkeypatch):
+    previous = tmp_path / "previous.html"
+    previous.write_text("old")
+
+    def refuse(*args, **kwargs):
+        raise OSError("links not supported here")
+
+    monkeypatch.setattr(os, "link", refuse)
+    writer = BackgroundWriter()
+    writer.link(str(previous), str(tmp_path / "kept.html"))
+    writer.flush()
+    assert (tmp_path / "kept.html").read_text() == "old"
+    assert os.stat(tmp_path / "kept.html").st_ino != os.stat(previous).st_ino
+
+
 def test_a_failure_is_raised_at_flush_and_what_follows_is_not_written(tmp_path):
     writer = BackgroundWriter()
     writer.write(str(tmp_path / "missing-folder" / "a.html"), b"a")

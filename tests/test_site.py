@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import duckdb
+import jinja2
 import pytest
 from conftest import ROOT, run_cli
 
@@ -1178,6 +1179,23 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     add_hostile_submission(first)
     build_in_process(first)
     assert (first / ".leaderboard-cache" / reuse.MANIFEST).is_file()
+    # Built again from the same input: no page is drawn, no chart built and no file written
+    # through the writer: every page's inputs (boards, lineages, vendor lines among them) have a
+    # stable hash, and every unchanged file is the previous site's.
+    drawn, built, written = [], [], []
+    with monkeypatch.context() as patched:
+        render, record_charts, write = jinja2.Template.render, reuse.PageReuse.record_charts, writer.SiteWriter.write
+        patched.setattr(
+            jinja2.Template, "render", lambda self, *a, **k: drawn.append(self.name) or render(self, *a, **k)
+        )
+        patched.setattr(
+            reuse.PageReuse, "record_charts", lambda self, stem, *a: built.append(stem) or record_charts(self, stem, *a)
+        )
+        patched.setattr(
+            writer.SiteWriter, "write", lambda self, relative, *a: written.append(relative) or write(self, relative, *a)
+        )
+        build_in_process(first)
+    assert drawn == [] and built == [] and written == []
 
     known = first / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
     known.write_text(KNOWN_YAML.replace("count: 16", "count: 8"), encoding="utf-8")

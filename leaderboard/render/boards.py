@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import astuple
+from functools import partial
 
 from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
@@ -67,11 +68,7 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         # The looks of the division's accelerators, as plain values (the reuse key hashes them).
         looks = {n: astuple(colours[n]) for n in sorted({r["accelerator_name"] for r in rows}) if n in colours}
         inputs = [stem, board.round["kind"], rows, context, looks, root]
-        charts = site.reuse.charts(stem, inputs) if site.reuse is not None else None
-        if charts is None:
-            charts = division_charts(board, division, colours, root)
-            if site.reuse is not None:
-                site.reuse.record_charts(stem, inputs, charts)
+        charts = site.chart_specs(stem, inputs, partial(division_charts, board, division, colours, root))
         charts_by_division[division] = [site.chart(c) for c in charts]
     rows = board.rows
     count = board_page_count(board, site.page_rows)

@@ -18,7 +18,6 @@ def write_feed(site: SiteWriter) -> None:
     """feed.xml of every family, and feeds/<kind>.xml of each family with results: a reader who
     follows MLPerf HPC is not buried under the newest MLPerf Training results."""
     data = site.data
-    template = site.env.get_template("feed.xml")
     # Without a base URL the links stay relative: Atom resolves them against the feed's own
     # address (RFC 4287 section 2, RFC 3986 section 5.1), right wherever the site is served from.
     feeds = {"feed.xml": (None, data.results)}
@@ -35,8 +34,8 @@ def write_feed(site: SiteWriter) -> None:
             item["title"] = feed_title(item["kind"], row, *names)
             item["context"] = feed_context(row, *names)
         label = family(kind).label if kind else None
-        text = template.render(root=root, newest_date=newest, items=items, feed_path=path, family_label=label)
-        site.write(path, text)
+        context = {"root": root, "newest_date": newest, "items": items, "feed_path": path, "family_label": label}
+        site.rendered(path, "feed.xml", context)
 
 
 FEED_ITEMS = 200  # the newest items only: the feed stays small however many results there are

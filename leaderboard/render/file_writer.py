@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import threading
 from collections.abc import Callable
 
@@ -36,10 +37,18 @@ class BackgroundWriter:
         `make_folder`: create its folder first (else it exists); `replace`: unlink what is there
         first (a link into the previous site); `then` runs once the file is written (on the
         writer's thread)."""
+        self._put((target, content, replace, then, make_folder))
+
+    def link(self, source: str, target: str, make_folder: bool = False) -> None:
+        """Make `target` a hard link to the file `source` (a copy where links cannot be made),
+        after every file handed over before; `make_folder`: create its folder first."""
+        self._put((target, source, False, None, make_folder))
+
+    def _put(self, item: tuple) -> None:
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="site-files", daemon=True)
             self._thread.start()
-        self._queue.put((target, content, replace, then, make_folder))
+        self._queue.put(item)
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not None:
@@ -49,6 +58,12 @@ class BackgroundWriter:
             try:
                 if make_folder:
                     os.makedirs(os.path.dirname(target), exist_ok=True)
+                if content.__class__ is str:  # a link to this file
+                    try:
+                        os.link(content, target, follow_symlinks=False)
+                    except OSError:
+                        shutil.copyfile(content, target, follow_symlinks=False)
+                    continue
                 if replace:
                     os.unlink(target)
                 with open(target, "wb") as handle:

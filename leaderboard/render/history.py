@@ -5,6 +5,7 @@ accelerator vendor line, and the two-accelerator compare page with its data file
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from leaderboard.families import family
 from leaderboard.normalize import WEAK_SCALING_METRIC
@@ -42,20 +43,19 @@ def write_pages(site: SiteWriter) -> None:
         _lineage_page(site, lineage, round_names)
     for line in lines:
         items = lineages.generations(line, found)
-        charts = [
-            # one chart per family and metric: MLPerf Training and MLPerf HPC never share one
-            lineage_charts.generations_chart(f"generations--{line.slug}{suffix}", line, items, rounds, "../", *on)
-            for suffix, on in GENERATION_CHARTS.items()
-        ]
+        stem = f"generations--{line.slug}"
+        charts = site.chart_specs(
+            stem, [stem, line, items, rounds], partial(_generation_charts, stem, line, items, rounds)
+        )
         site.page(
             line.path,
             "generations.html",
             line=line,
             items=items,
-            charts=[site.chart(c) for c in charts if c],
+            charts=[site.chart(c) for c in charts],
             round_names=round_names,
         )
-    site.write(ACCELERATOR_DATA, accelerator_script(found, rounds))
+    site.copy(ACCELERATOR_DATA, accelerator_script(found, rounds))
     site.page(
         "compare-accelerators.html",
         "compare_accelerators.html",
@@ -66,9 +66,24 @@ def write_pages(site: SiteWriter) -> None:
     )
 
 
+def _generation_charts(stem: str, line, items: list[dict], rounds: dict[str, dict]) -> list:
+    """A vendor line's charts: one per family and metric (MLPerf Training and MLPerf HPC never
+    share one)."""
+    charts = [
+        lineage_charts.generations_chart(f"{stem}{suffix}", line, items, rounds, "../", *on)
+        for suffix, on in GENERATION_CHARTS.items()
+    ]
+    return [c for c in charts if c]
+
+
 def _lineage_page(site: SiteWriter, lineage: Lineage, round_names: dict[str, str]) -> None:
     progress = lineages.progress(lineage)
-    chart = lineage_charts.minutes_over_time(f"lineage--{lineage.id}", lineage, progress, lineages.SCALES, "../")
+    name = f"lineage--{lineage.id}"
+    charts = site.chart_specs(
+        name,
+        [name, lineage, progress, lineages.SCALES],
+        lambda: [c for c in [lineage_charts.minutes_over_time(name, lineage, progress, lineages.SCALES, "../")] if c],
+    )
     site.page(
         lineage.path,
         "lineage.html",
@@ -77,7 +92,7 @@ def _lineage_page(site: SiteWriter, lineage: Lineage, round_names: dict[str, str
         scales=lineages.SCALES,
         fixed_scales=lineages.FIXED_SCALES,
         per_accelerator=lineages.best_per_accelerator(lineage),
-        charts=[site.chart(chart)] if chart else [],
+        charts=[site.chart(c) for c in charts],
         round_names=round_names,
     )
 

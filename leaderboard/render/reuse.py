@@ -9,6 +9,7 @@ page is a hard link to the previous file, so it keeps its identity from build to
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from pathlib import Path
@@ -17,10 +18,9 @@ import orjson
 
 from leaderboard import cache
 from leaderboard.render.charts import Chart
-from leaderboard.render.model import Board
 
 MANIFEST = "site-pages.json"
-# Dataclasses (a Board) go through _stable, which hashes each board once.
+# Dataclasses (a Board, a Lineage) go through _stable, which hashes each object once.
 OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
@@ -32,7 +32,8 @@ class PageReuse:
         self.new: dict[str, list[str]] = {}
         self.old_charts: dict = stored.get("charts", {})
         self.new_charts: dict[str, list[str]] = {}
-        self._boards: dict[int, str] = {}
+        # id -> (the object, kept so that its id is never another's; its stable text)
+        self._objects: dict[int, tuple[object, str]] = {}
         self._shared: dict[str, tuple[object, str]] = {}
 
     def key(self, relative: str, template: str, context: dict, shared: dict | None = None) -> str | None:
@@ -55,17 +56,17 @@ class PageReuse:
         return self._shared[name][1]
 
     def _stable(self, value: object) -> object:
-        if isinstance(value, Board):
-            # Many pages show the same board: hash its rows once, not once a page.
-            if id(value) not in self._boards:
-                self._boards[id(value)] = cache.digest(
-                    orjson.dumps(
-                        [value.round, value.benchmark, value.rules, value.divisions],
-                        default=self._stable,
-                        option=OPTIONS,
-                    )
-                )
-            return "board " + self._boards[id(value)]
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            # Many pages show the same board or lineage: its fields are hashed once, not once a
+            # page. Its properties are worked out from its fields by code the cache's version covers.
+            remembered = self._objects.get(id(value))
+            if remembered is None or remembered[0] is not value:
+                kind = type(value)
+                fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+                text = orjson.dumps([kind.__module__, kind.__qualname__, fields], default=self._stable, option=OPTIONS)
+                remembered = (value, f"{kind.__name__} {cache.digest(text)}")
+                self._objects[id(value)] = remembered
+            return remembered[1]
         if isinstance(value, (set, frozenset)):
             return sorted(value, key=repr)
         if callable(value) and hasattr(value, "__qualname__"):

@@ -91,8 +91,8 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     with ThreadPoolExecutor(1, thread_name_prefix="downloads") as pool:
         exported = pool.submit(downloads.write_all, site, db, previous)
         for asset in sorted(STATIC.iterdir()):
-            site.write(f"static/{asset.name}", asset.read_bytes())
-        site.painter.bundle(partial(site.write, "static/vega.js"))
+            site.copy(f"static/{asset.name}", asset.read_bytes())
+        site.painter.bundle(partial(site.copy, "static/vega.js"))
         colours = accelerator_looks(data)
 
         boards.write_pages(site, colours)
@@ -101,7 +101,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         history.write_pages(site)
         _compare_page(site)
         for board in data.boards:
-            site.write(f"data/boards/{board.key}.js", downloads.board_script(board))
+            site.copy(f"data/boards/{board.key}.js", downloads.board_script(board))
         exported.result()
     # After the downloads: these pages name the tables they shipped.
     _index_page(site)

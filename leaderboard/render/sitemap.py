@@ -19,10 +19,10 @@ def write_sitemap(site: SiteWriter) -> None:
         return
     urls = [site.absolute_url(page) for page in sorted(set(site.pages))]
     for name, text in sitemap_files(site.base_url, urls, site.data.newest_date).items():
-        site.write(name, text)
+        site.copy(name, text)
     # Crawlers read robots.txt at the host's root only: for a site in a subfolder, this one
     # is the line to copy there.
-    site.write("robots.txt", f"User-agent: *\nDisallow:\n\nSitemap: {site.absolute_url(SITEMAP)}\n")
+    site.copy("robots.txt", f"User-agent: *\nDisallow:\n\nSitemap: {site.absolute_url(SITEMAP)}\n")
 
 
 def sitemap_files(base_url: str, urls: list[str], lastmod: str, limit: int = SITEMAP_URLS) -> dict[str, str]:

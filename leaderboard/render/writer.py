@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -186,15 +185,20 @@ class SiteWriter:
     def write(self, relative: str, content: str | bytes, then: Callable[[str], None] | None = None) -> None:
         """Write the file on the writer's thread (flush() waits for it); `then(file)` runs once it
         is written."""
-        target = self.file(relative, create=False)
-        # A new folder is created on the writer's thread too: a millisecond each, a thousand a build.
-        folder = os.path.dirname(target)
-        make_folder = folder not in self.folders
-        self.folders.add(folder)
+        target, make_folder = self._queued_file(relative)
         replace = relative in self.linked  # never write through a link into the previous site's file
         self.linked.discard(relative)
         data = content.encode("utf-8") if isinstance(content, str) else content
         self.files.write(target, data, replace, None if then is None else partial(then, target), make_folder)
+
+    def _queued_file(self, relative: str) -> tuple[str, bool]:
+        """The file of a path written on the writer's thread, and whether that thread creates its
+        folder first (a new folder is created there too: a millisecond each, a thousand a build)."""
+        target = self.file(relative, create=False)
+        folder = os.path.dirname(target)
+        make_folder = folder not in self.folders
+        self.folders.add(folder)
+        return target, make_folder
 
     def flush(self) -> None:
         """Wait until every file handed to write() is on disk."""
@@ -204,15 +208,12 @@ class SiteWriter:
         """Put the previous site's file (a regular file: PageReuse checked) in the new site: a
         hard link (the previous site is never written to, and creating files is what a build
         waits on), else a copy."""
-        source = os.path.join(self.previous, relative)
-        target = self.file(relative)
-        try:
-            os.link(source, target, follow_symlinks=False)
-            self.linked.add(relative)
-        except OSError:
-            shutil.copyfile(source, target, follow_symlinks=False)
+        target, make_folder = self._queued_file(relative)
+        # On the writer's thread, in order: a page written later at this path replaces the link.
+        self.files.link(os.path.join(self.previous, relative), target, make_folder)
+        self.linked.add(relative)
 
-    def copy(self, relative: str, content: bytes, content_digest: str | None = None) -> None:
+    def copy(self, relative: str, content: str | bytes, content_digest: str | None = None) -> None:
         """A file of the given bytes (whose hash is `content_digest`, when known): the previous
         site's one when it holds exactly these."""
         content_digest = content_digest or digest(content)
@@ -239,6 +240,10 @@ class SiteWriter:
             "rounds": self.data.rounds,
             **context,
         }
+        self.rendered(relative, template, context)
+
+    def rendered(self, relative: str, template: str, context: dict) -> None:
+        """The file `template` draws from `context`: the previous site's when they hash the same."""
         key = None
         if self.reuse is not None:
             # Site-wide values every page shows are hashed once, not once a page.
@@ -247,9 +252,20 @@ class SiteWriter:
         if key is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
             return
-        html = self.env.get_template(template).render(**context).encode("utf-8")
+        text = self.env.get_template(template).render(**context).encode("utf-8")
         reuse = self.reuse
-        self.write(relative, html, None if key is None else lambda file: reuse.record(relative, key, html, file))
+        self.write(relative, text, None if key is None else lambda file: reuse.record(relative, key, text, file))
+
+    def chart_specs(self, stem: str, inputs: list, draw: Callable[[], list[Chart]]) -> list[Chart]:
+        """The charts `draw()` builds from `inputs` (every value they are built from): as last
+        built from the same inputs, else built afresh (building them with Altair is a large part
+        of a rebuild)."""
+        charts = self.reuse.charts(stem, inputs) if self.reuse is not None else None
+        if charts is None:
+            charts = draw()
+            if self.reuse is not None:
+                self.reuse.record_charts(stem, inputs, charts)
+        return charts
 
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it. An SVG is
