@@ -9,6 +9,8 @@ import ctypes
 import ctypes.util
 import os
 import shutil
+import subprocess
+import uuid
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
@@ -36,18 +38,43 @@ def exchange(a: Path, b: Path) -> bool:
     return result == 0
 
 
-def replace_dir(staging: Path, target: Path) -> None:
-    """Put the finished folder `staging` in place of `target`; the old one is removed after."""
+def replace_dir(staging: Path, target: Path, background: bool = False) -> None:
+    """Put the finished folder `staging` in place of `target`; the old one is removed after, by a
+    process of its own when `background` (the caller need not wait for thousands of files to go;
+    a removal cut short leaves a `.<target>.*.old` folder, which the next build removes)."""
     if not target.exists():
         os.replace(staging, target)
         return
+    old = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.old")
     if exchange(staging, target):
-        shutil.rmtree(staging, ignore_errors=True)  # now holds the old folder
+        os.replace(staging, old)  # staging now holds the old folder
+    else:
+        os.replace(target, old)
+        os.replace(staging, target)
+    if background and _remove_in_background(old):
         return
-    old = target.with_name(f".{target.name}.{os.getpid()}.old")
-    os.replace(target, old)
-    os.replace(staging, target)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_in_background(folder: Path) -> bool:
+    """Start `rm -rf folder` in a session of its own that outlives this process (a shell starts it
+    and exits at once, so no child is left to reap); False where there is no POSIX shell."""
+    shell = shutil.which("sh")
+    if shell is None:
+        return False
+    try:
+        started = subprocess.run(
+            [shell, "-c", 'rm -rf -- "$1" </dev/null >/dev/null 2>&1 &', "sh", str(folder)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return started.returncode == 0
 
 
 def staging_dir(target: Path) -> Path:

@@ -4,6 +4,8 @@ comparison with Epoch AI's estimates (pure apart from showing file paths relativ
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +52,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
     for price in catalog.prices:
         prices_of.setdefault(price.accelerator, []).append(price)
     base = base.resolve() if base is not None else None
+    _real_folder.cache_clear()  # folders may have moved since the last build in this process
     # The price in force depends only on accelerator, tier and date, which results share.
     chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
     organization_names = canonical_names(catalog.organizations)
@@ -302,13 +305,22 @@ def ranked_in(verified: Sequence[bool]) -> list[bool]:
 
 
 def _display(file: str, base: Path | None) -> str:
+    """The submission file's path relative to `base` (resolved by the caller), else as given.
+    Submission files are never links (validation refuses them): only their folder is resolved,
+    once per folder, not once per file."""
     path = Path(file)
     if base is not None:
         try:
-            return path.resolve().relative_to(base).as_posix()  # base is resolved by the caller
+            real = os.path.join(_real_folder(os.path.dirname(os.path.abspath(file))), path.name)
+            return Path(real).relative_to(base).as_posix()
         except ValueError:
             pass
     return path.as_posix()
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:

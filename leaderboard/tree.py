@@ -77,14 +77,15 @@ def not_a_submission_file(path: Path, tree_name: str = "submissions") -> Problem
 def placement_problem(entry: Entry, tree: str | None) -> Problem | None:
     """An entry lives at <round>/<submitter-slug>/<name> of the submissions folder (`tree`, an
     absolute path); without one, the file's own last three path parts are compared."""
-    data, path = entry.data, Path(entry.file)
-    expected = f"{data['round']}/{slug(data['submitter'])}/{path.name}"
-    absolute = os.path.abspath(path)
+    data = entry.data
+    expected = f"{data['round']}/{slug(data['submitter'])}/{os.path.basename(entry.file)}"
+    absolute = os.path.abspath(entry.file)
     tree_name = os.path.basename(tree) if tree is not None else "submissions"
     if tree is None:
         where = Path(*Path(absolute).parts[-3:]).as_posix()
     elif absolute.startswith(tree + os.sep):
-        where = os.path.relpath(absolute, tree).replace(os.sep, "/")
+        # Both normalized (abspath): the part after the tree is the relative path.
+        where = absolute[len(tree) + 1 :].replace(os.sep, "/")
     else:
         where = None
     if where == expected:

@@ -31,7 +31,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
             submission_copy = f"data/{row['file']}"
             site.copy(submission_copy, content)
     page = site.positions[row["entry_id"]] // site.page_rows
-    chart = progress.progress_chart(f"entry--{row['entry_id'].replace('/', '--')}--progress", row, board.benchmark)
+    charts = _progress_charts(site, row, board.benchmark)
     site.page(
         row["path"],
         "entry.html",
@@ -45,8 +45,21 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         submission_copy=submission_copy,
         per_unit=_chips_per_unit(row, accelerator),
         rules=board.rules,
-        progress_chart=site.chart(chart) if chart is not None else None,
+        progress_chart=site.chart(charts[0]) if charts else None,
     )
+
+
+def _progress_charts(site: SiteWriter, row: dict, benchmark: dict) -> list:
+    """The result's training progress chart, if it has progress, as last built from the same row."""
+    if not row.get("progress_rows"):
+        return []
+    name = f"entry--{row['entry_id'].replace('/', '--')}--progress"
+
+    def draw() -> list:
+        chart = progress.progress_chart(name, row, benchmark)
+        return [chart] if chart is not None else []
+
+    return site.chart_specs(name, [name, row, benchmark], draw)
 
 
 def _project_file_bytes(project: Path, relative: str) -> bytes | None:

@@ -78,7 +78,7 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
             pass
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    atomic.replace_dir(staging, out)
+    atomic.replace_dir(staging, out, background=True)  # the old site's thousands of files go on their own
     writer.reuse.save()
 
 
