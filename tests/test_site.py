@@ -1182,9 +1182,15 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # Built again from the same input: no page is drawn, no chart built and no file written
     # through the writer: every page's inputs (boards, lineages, vendor lines among them) have a
     # stable hash, and every unchanged file is the previous site's.
-    drawn, built, written = [], [], []
+    drawn, built, written, kept = [], [], [], []
     with monkeypatch.context() as patched:
         render, record_charts, write = jinja2.Template.render, reuse.PageReuse.record_charts, writer.SiteWriter.write
+        unchanged = reuse.PageReuse.unchanged
+        patched.setattr(
+            reuse.PageReuse,
+            "unchanged",
+            lambda self, relative, key: unchanged(self, relative, key) and not kept.append(relative),
+        )
         patched.setattr(
             jinja2.Template, "render", lambda self, *a, **k: drawn.append(self.name) or render(self, *a, **k)
         )
@@ -1196,6 +1202,13 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
         )
         build_in_process(first)
     assert drawn == [] and built == [] and written == []
+    # Nor is any download exported again: each is the previous site's, its tables' rows unchanged.
+    downloads_shipped = {
+        f"data/{p.name}"
+        for p in (first / "site" / "data").iterdir()
+        if p.suffix in (".csv", ".json", ".parquet", ".arrow")
+    }
+    assert len(downloads_shipped) > 30 and downloads_shipped <= set(kept)
 
     known = first / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
     known.write_text(KNOWN_YAML.replace("count: 16", "count: 8"), encoding="utf-8")
@@ -1226,6 +1239,9 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     kept_svgs = {r for r in reused if r.startswith("charts/") and r.endswith(".svg")}
     assert len(kept_svgs) > 100
     assert "charts/published--vision--open--chip-hours.svg" not in kept_svgs  # the changed run's board
+    # Downloads of tables the change left alone are kept; those of the results are exported again.
+    assert {"data/prices.csv", "data/prices.parquet", "data/prices.arrow", "data/accelerators.csv"} <= set(reused)
+    assert not {"data/results.csv", "data/results.parquet", "data/results.arrow", "data/runs.json"} & set(reused)
     monkeypatch.undo()
     monkeypatch.setenv("LEADERBOARD_CACHE", "")
 
@@ -1259,6 +1275,9 @@ def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypa
     svg.write_text(
         svg.read_text(encoding="utf-8").replace("</svg>", "<script>alert(1)</script></svg>"), encoding="utf-8"
     )
+    # A download of the previous site edited by hand (its table's rows unchanged).
+    prices = project / "site" / "data" / "prices.csv"
+    prices.write_text(prices.read_text(encoding="utf-8") + "=HYPERLINK(1)\n", encoding="utf-8")
     # A cached submission whose data was changed but whose key was kept.
     validation = cache_folder / "validation.json"
     stored = json.loads(validation.read_text(encoding="utf-8"))

@@ -56,8 +56,9 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
     with duckdb.connect(config=config) as connection:
         connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
         try:
-            _export(connection, site, [name for name, _ in site.data.columns])
-            content = _digest(connection, "site_copy")
+            tables = _table_digests(connection, "site_copy")
+            _export(connection, site, [name for name, _ in site.data.columns], tables, previous)
+            content = _combined(tables)
         finally:
             connection.execute("DETACH site_copy")
     _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None, content)
@@ -88,7 +89,15 @@ def _kinds(connection: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     return dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE site_copy.{table})").fetchall())
 
 
-def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: list[str]) -> None:
+def _export(
+    connection: duckdb.DuckDBPyConnection,
+    site: SiteWriter,
+    columns: list[str],
+    tables: dict[str, list],
+    previous: Path | None = None,
+) -> None:
+    """Every download, each from the tables it reads (`tables`: their digests): the previous
+    site's file (`previous`) when those tables hold the same rows as when it was exported."""
     kinds = _kinds(connection, "results")
     order = ", ".join(RESULT_ORDER)
     plain = f"SELECT {', '.join(map(_identifier, columns))} FROM site_copy.results ORDER BY {order}"
@@ -100,6 +109,7 @@ def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: li
         "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
         **_runs_copies(connection),
     }
+    reads = {relative: ["results", "costs", "runs"] for relative in copies}
     present = {
         name
         for (name,) in connection.execute(
@@ -118,10 +128,45 @@ def _export(connection: duckdb.DuckDBPyConnection, site: SiteWriter, columns: li
             f"data/{name}.csv",
             (f"SELECT {as_text} FROM site_copy.{_identifier(name)} ORDER BY {order}", "HEADER, DELIMITER ','"),
         )
+        reads.setdefault(f"data/{name}.parquet", [name])
+        reads.setdefault(f"data/{name}.csv", [name])
+    keys = {relative: _export_key(relative, copy, reads[relative], tables) for relative, copy in copies.items()}
+    kept = set()
     for relative, (query, options) in copies.items():
-        connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+        if _kept(site, relative, keys[relative], previous):
+            kept.add(relative)
+        else:
+            connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+            _record(site, relative, keys[relative])
     for name in site.tables:
-        _write_arrow(site.file(f"data/{name}.parquet"), site.file(f"data/{name}.arrow"))
+        parquet, arrow = f"data/{name}.parquet", f"data/{name}.arrow"
+        key = _export_key(arrow, ["arrow", keys[parquet], pa.__version__], [], tables)
+        if not _kept(site, arrow, key, previous):
+            # A kept Parquet file is linked on the writer's thread: read the previous site's, the same bytes.
+            source = str(previous / parquet) if parquet in kept and previous is not None else site.file(parquet)
+            _write_arrow(source, site.file(arrow))
+            _record(site, arrow, key)
+
+
+def _export_key(relative: str, how: object, reads: list[str], tables: dict[str, list]) -> str:
+    """What a download is made from: its query and options, the digests of the tables it reads,
+    and the versions of the writers (a new one may write other bytes)."""
+    text = json.dumps([relative, how, [tables.get(t) for t in reads], duckdb.__version__], sort_keys=True)
+    return "export " + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _kept(site: SiteWriter, relative: str, key: str, previous: Path | None) -> bool:
+    """Whether the previous site's file of a download was made from the same rows, and is kept."""
+    if site.reuse is None or previous is None or not site.reuse.unchanged(relative, key):
+        return False
+    site.keep(relative)
+    return True
+
+
+def _record(site: SiteWriter, relative: str, key: str) -> None:
+    if site.reuse is not None:
+        target = site.path(relative)
+        site.reuse.record(relative, key, target.read_bytes(), target)
 
 
 def _write_arrow(parquet: str, target: str) -> None:
@@ -167,9 +212,14 @@ def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
 
 
 def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
-    """A hash of every table of an attached database: names, columns, types and rows (the
-    hashes of the rows as JSON, sorted), computed by DuckDB."""
-    digest = hashlib.sha256()
+    """A hash of every table of an attached database (see _table_digests)."""
+    return _combined(_table_digests(connection, database))
+
+
+def _table_digests(connection: duckdb.DuckDBPyConnection, database: str) -> dict[str, list]:
+    """Each table of an attached database: its columns and types, its row count and a hash of its
+    rows (the hashes of the rows as JSON, sorted), computed by DuckDB."""
+    found = {}
     tables = connection.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? ORDER BY table_name", [database]
     ).fetchall()
@@ -181,7 +231,14 @@ def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
             "SELECT count(*), sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
             f"FROM (SELECT sha256(to_json(t)::VARCHAR) AS h FROM {name} t)"
         ).fetchone()
-        digest.update(json.dumps([table, columns, count, rows]).encode())
+        found[table] = [table, columns, count, rows]
+    return found
+
+
+def _combined(tables: dict[str, list]) -> str:
+    digest = hashlib.sha256()
+    for table in sorted(tables):
+        digest.update(json.dumps(tables[table]).encode())
     return digest.hexdigest()
 
 
