@@ -4,7 +4,6 @@ comparison with Epoch AI's estimates (pure apart from showing file paths relativ
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from leaderboard.normalize import (
 )
 from leaderboard.organizations import canonical_names, organization_of
 from leaderboard.republished import Publication, republished_from
+from leaderboard.tree import real_folder
 from leaderboard.validate import Entry
 
 COMPARISON_TIERS = ("on-demand", "1-year", "3-year")
@@ -52,7 +52,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
     for price in catalog.prices:
         prices_of.setdefault(price.accelerator, []).append(price)
     base = base.resolve() if base is not None else None
-    _real_folder.cache_clear()  # folders may have moved since the last build in this process
+    real_folder.cache_clear()
     # The price in force depends only on accelerator, tier and date, which results share.
     chosen: dict[tuple[str, str, str], PriceChoice | None] = {}
     organization_names = canonical_names(catalog.organizations)
@@ -311,16 +311,11 @@ def _display(file: str, base: Path | None) -> str:
     path = Path(file)
     if base is not None:
         try:
-            real = os.path.join(_real_folder(os.path.dirname(os.path.abspath(file))), path.name)
+            real = os.path.join(real_folder(os.path.dirname(os.path.abspath(file))), path.name)
             return Path(real).relative_to(base).as_posix()
         except ValueError:
             pass
     return path.as_posix()
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_folder(folder: str) -> str:
-    return os.path.realpath(folder)
 
 
 def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:

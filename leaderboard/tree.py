@@ -4,6 +4,7 @@ no entry held by two files, and files named from the project folder in every mes
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,3 +166,11 @@ def duplicate_problems(entry: Entry, others: list[Entry], catalog: Catalog) -> l
     """The problems of `entry` as a second file of an entry among `others`."""
     _, _, problems = set_aside_duplicates([(other, False) for other in others] + [(entry, True)], catalog, str)
     return [problem for problem in problems if problem.file == entry.file]
+
+
+@functools.lru_cache(maxsize=4096)
+def real_folder(folder: str) -> str:
+    """A folder's real path, resolved once per folder, not once per file (thousands of files
+    share a few hundred folders). A build clears it first: folders may have moved since the last
+    build in this process."""
+    return os.path.realpath(folder)

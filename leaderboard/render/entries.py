@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from pathlib import Path
@@ -10,10 +9,11 @@ from pathlib import Path
 from leaderboard.render import progress
 from leaderboard.render.boards import board_page_path
 from leaderboard.render.writer import SiteWriter
+from leaderboard.tree import real_folder
 
 
 def write_pages(site: SiteWriter, project: Path | None) -> None:
-    _real_folder.cache_clear()  # folders may have changed since the last build in this process
+    real_folder.cache_clear()
     for row in site.data.results:
         _entry_page(site, row, project)
 
@@ -66,7 +66,7 @@ def _project_file_bytes(project: Path, relative: str) -> bytes | None:
     """The bytes of a regular file inside `project` (resolved), never through a link and
     never outside it (a database from elsewhere may name any path); None otherwise."""
     source = os.path.join(project, relative)
-    folder = _real_folder(os.path.dirname(source))
+    folder = real_folder(os.path.dirname(source))
     if folder != str(project) and not folder.startswith(str(project) + os.sep):
         return None
     try:
@@ -77,12 +77,6 @@ def _project_file_bytes(project: Path, relative: str) -> bytes | None:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             return None
         return file.read()
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_folder(folder: str) -> str:
-    """A folder's real path: resolved once per folder, not once per file."""
-    return os.path.realpath(folder)
 
 
 def _chips_per_unit(row: dict, accelerator: dict) -> float | None:

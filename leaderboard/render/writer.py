@@ -86,8 +86,8 @@ def field_rows(row: dict, columns: list[tuple[str, str]]) -> Markup:
     """The rows of an entry page's "Every field" table: each column's name, value and meaning.
     Python, not the template: 2,600 pages of 70 rows were a tenth of a cold build in Jinja."""
     lines = []
-    for name, (before, after) in zip(columns, _field_frames(tuple(columns)), strict=True):
-        value = row[name[0]]
+    for (name, _), (before, after) in zip(columns, _field_frames(tuple(columns)), strict=True):
+        value = row[name]
         if value is None:
             shown = '<span class="muted">—</span>'
         elif value is True or value is False:
