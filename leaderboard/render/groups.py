@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from leaderboard.families import family
+from leaderboard.normalize import DEFAULT_TIER
 from leaderboard.render import model
 from leaderboard.render import prices as site_prices
 from leaderboard.render.model import SiteData
@@ -33,8 +34,35 @@ def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
     for group in groups.values():
         group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
         group["count"] = len(group["rows"])
-        group["rows"] = group["rows"][:GROUP_ROWS]
+        group["rows"] = [shown_in_small_table(r) for r in group["rows"][:GROUP_ROWS]]
     return [groups[key] for key in sorted(groups)]
+
+
+# What a row of small_table (macros.html) shows of a result, the default tier's cost among them.
+SMALL_TABLE_FIELDS = (
+    "board_rank",
+    "submitter",
+    "submitter_path",
+    "system",
+    "path",
+    "verified_note",
+    "republished_note",
+    "republished_path",
+    "estimated",
+    "accelerator_name",
+    "accelerator_path",
+    "chips",
+    "minutes",
+    "chip_hours",
+    "availability",
+)
+
+
+def shown_in_small_table(row: dict) -> dict:
+    """The part of a result a group's table shows: a page's reuse key hashes what it is drawn from,
+    and each result's every column, run and progress point is many times what its table row shows
+    (the template stops at any field it lacks)."""
+    return {**{name: row[name] for name in SMALL_TABLE_FIELDS}, "costs": {DEFAULT_TIER: row["costs"][DEFAULT_TIER]}}
 
 
 def used_accelerators(data: SiteData) -> list[dict]:
