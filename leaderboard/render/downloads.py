@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,7 +58,7 @@ def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) ->
         connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
         try:
             tables = _table_digests(connection, "site_copy")
-            _export(connection, site, [name for name, _ in site.data.columns], tables, previous)
+            _export(connection, site, [name for name, _ in site.data.columns], tables)
             content = _combined(tables)
         finally:
             connection.execute("DETACH site_copy")
@@ -94,10 +95,9 @@ def _export(
     site: SiteWriter,
     columns: list[str],
     tables: dict[str, list],
-    previous: Path | None = None,
 ) -> None:
     """Every download, each from the tables it reads (`tables`: their digests): the previous
-    site's file (`previous`) when those tables hold the same rows as when it was exported."""
+    site's file when those tables hold the same rows as when it was exported."""
     kinds = _kinds(connection, "results")
     order = ", ".join(RESULT_ORDER)
     plain = f"SELECT {', '.join(map(_identifier, columns))} FROM site_copy.results ORDER BY {order}"
@@ -133,7 +133,7 @@ def _export(
     keys = {relative: _export_key(relative, copy, reads[relative], tables) for relative, copy in copies.items()}
     kept = set()
     for relative, (query, options) in copies.items():
-        if _kept(site, relative, keys[relative], previous):
+        if _kept(site, relative, keys[relative]):
             kept.add(relative)
         else:
             connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
@@ -141,9 +141,9 @@ def _export(
     for name in site.tables:
         parquet, arrow = f"data/{name}.parquet", f"data/{name}.arrow"
         key = _export_key(arrow, ["arrow", keys[parquet], pa.__version__], [], tables)
-        if not _kept(site, arrow, key, previous):
+        if not _kept(site, arrow, key):
             # A kept Parquet file is linked on the writer's thread: read the previous site's, the same bytes.
-            source = str(previous / parquet) if parquet in kept and previous is not None else site.file(parquet)
+            source = os.path.join(site.previous, parquet) if parquet in kept else site.file(parquet)
             _write_arrow(source, site.file(arrow))
             _record(site, arrow, key)
 
@@ -155,9 +155,9 @@ def _export_key(relative: str, how: object, reads: list[str], tables: dict[str, 
     return "export " + hashlib.sha256(text.encode()).hexdigest()
 
 
-def _kept(site: SiteWriter, relative: str, key: str, previous: Path | None) -> bool:
+def _kept(site: SiteWriter, relative: str, key: str) -> bool:
     """Whether the previous site's file of a download was made from the same rows, and is kept."""
-    if site.reuse is None or previous is None or not site.reuse.unchanged(relative, key):
+    if site.reuse is None or site.previous is None or not site.reuse.unchanged(relative, key):
         return False
     site.keep(relative)
     return True
