@@ -86,6 +86,19 @@ def median_ratio(comparison: Sequence[Mapping], tier: str, keep: Callable[[Mappi
     return ratio(statistics.median(ratios)) if ratios else "n/a"
 
 
+def republished_by_round(republished: Sequence[Mapping], kind: str) -> str:
+    """'71 in v2.1, 43 in v3.0': republished results of a round kind per round, in round order."""
+    rounds: dict[str, int] = {}
+    for r in republished:
+        if r["round_kind"] == kind:
+            rounds[r["round"]] = rounds.get(r["round"], 0) + 1
+    return ", ".join(f"{n} in {name.removeprefix(kind + '-')}" for name, n in sorted(rounds.items(), key=_round_order))
+
+
+def _round_order(item: tuple[str, int]) -> tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"[.v-]", item[0]) if part)
+
+
 def disagreement_ratio(x: float) -> str:
     """A ratio as the disagreements table writes it: 0.007, 0.031, 15.6, 69.6."""
     return f"{x:.3f}" if x < 1 else f"{x:.3g}"
@@ -132,7 +145,12 @@ def shipped(root: Path) -> dict[str, str]:
     published = [r for r in results if r["round_kind"] == "published"]
     tiers = {tier: {r["entry_id"] for r in comparison if r["tier"] == tier} for tier in ("on-demand", "1-year")}
     on_tpu = lambda r: family[r["entry_id"]].startswith("TPU")  # noqa: E731
+    republished = [r for r in results if r["republished_from"] is not None]
     return {
+        "republished-results": count(len(republished)),
+        "republished-training": count(sum(1 for r in republished if r["round_kind"] == "mlperf-training")),
+        "republished-training-by-round": republished_by_round(republished, "mlperf-training"),
+        "republished-hpc": count(sum(1 for r in republished if r["round_kind"] == "mlperf-hpc")),
         "mlperf-training-results": count(kind.count("mlperf-training")),
         "mlperf-hpc-results": count(kind.count("mlperf-hpc")),
         "published-runs": count(len(published)),

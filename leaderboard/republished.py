@@ -10,6 +10,11 @@ match needs MIN_RUNS successful runs (failed runs have no time and are left out)
 and benchmark only; the earliest round wins (its date, then its id), so a chain v2.0 -> v2.1 ->
 v3.0 points to v2.0 throughout. Two results of one round with the same runs are both first
 publications.
+
+A weak-scaling result (MLPerf HPC: many models trained at once) has no run times; its minutes
+are the span from the first instance's start to the last one's stop, to a tenth of a
+millisecond. The same span on the same number of chips for the same number of models is the
+same measurement: such results match on (chips, models, minutes) instead.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class Publication:
     kind: str  # the round's kind: results of different families never match
     benchmark: str
     runs_minutes: tuple[float | None, ...]  # None for a failed run
+    # A weak-scaling result's (chips, models, minutes); None for any other result.
+    weak: tuple[float, int, float] | None = None
 
 
 def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
@@ -47,6 +54,8 @@ def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
         times = run_times(pub.runs_minutes)
         if times is not None:
             groups.setdefault((pub.kind, pub.benchmark, times), []).append(pub)
+        elif pub.weak is not None and not pub.runs_minutes:
+            groups.setdefault((pub.kind, pub.benchmark, "weak", pub.weak), []).append(pub)
     found = {}
     for group in groups.values():
         first = min(group, key=lambda p: (p.round_date, p.round, p.entry_id))

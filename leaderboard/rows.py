@@ -290,6 +290,7 @@ def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catal
             row["round_kind"],
             row["benchmark"],
             tuple(entry.data["result"].get("runs_minutes") or ()),
+            (row["chips"], row["models"], row["minutes"]) if row.get("models") else None,
         )
         for row, entry in zip(rows, entries, strict=True)
     ]
