@@ -429,6 +429,34 @@ def test_every_page_has_lang_title_viewport_and_the_downloads(out):
         assert "MLPerf leaderboard" not in text
 
 
+SCRIPTED_ANCHORS = {"compare.html", "compare-accelerators.html", "sql.html"}
+
+
+def test_every_link_inside_the_site_reaches_a_file_and_its_anchor(out):
+    """Every relative link of every page names a file of the site, unescaped ('#' is not '%23'),
+    and an anchor that the page it names holds (the compare and SQL pages' anchors are read by their
+    scripts)."""
+    from urllib.parse import unquote, urlsplit
+
+    broken, pages = [], sorted(out.rglob("*.html"))
+    ids: dict[Path, set[str]] = {}
+    for path in pages:
+        for link in page(path).links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith("#"):
+                continue
+            target = (path.parent / unquote(parts.path)).resolve()
+            if not target.is_file():
+                broken.append((path.relative_to(out), link))
+            elif parts.fragment and target.suffix == ".html" and target.name not in SCRIPTED_ANCHORS:
+                if target not in ids:
+                    ids[target] = set(re.findall(r'\bid="([^"]+)"', target.read_text(encoding="utf-8")))
+                if unquote(parts.fragment) not in ids[target]:
+                    broken.append((path.relative_to(out), link))
+    assert len(pages) > 30
+    assert not broken, (len(broken), broken[:10])
+
+
 def test_pages_load_nothing_from_outside_the_site(out):
     for path in sorted(out.rglob("*.html")):
         parsed = page(path)
