@@ -226,6 +226,7 @@ class Catalog:
     price_index: PriceIndex | None = None
     base_url: str | None = None  # where the site is published, ending in '/' (catalog/site.yaml)
     verified: dict[str, str] = field(default_factory=dict)  # entry id -> file digest (catalog/verified/)
+    imported: dict[str, str] = field(default_factory=dict)  # the same, of unverified importers (catalog/imported/)
     skipped: dict[str, list[SkippedResult]] = field(default_factory=dict)  # round -> left off (catalog/skipped/)
     peak_flop_s: dict[str, PeakRate] = field(default_factory=dict)  # accelerator id -> its peak rate
     training_compute: dict[str, TrainingCompute] = field(default_factory=dict)  # model name -> its compute
@@ -374,6 +375,7 @@ def load_catalog(directory: Path) -> Catalog:
         with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
         catalog.problems += archives.cross_check(doc, content, with_logs)
     catalog.verified = manifest.load(directory)
+    catalog.imported = manifest.load(directory, "imported")
     catalog.skipped, problems = load_skipped(directory)
     catalog.problems += problems + [
         Problem(str(skipped_path(directory, r)), 1, 1, "$", f"no round {r!r} in rounds.yaml", SKIPPED_HINT)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from leaderboard.files import SUFFIXES, load
@@ -177,6 +177,10 @@ def check_pull_request(
         closed.round_kinds(repo, merge_base, catalog, current),
         reimported,
     )
+    if validation.catalog is not None:
+        mine = [e for e in validation.entries if _relative(e.file, repo) in touched]
+        claims = closed.claim_problems(mine, validation.catalog, closed_rounds=False)
+        result.problems += [replace(p, file=_relative(p.file, repo)) for p in claims]
     rounds = set(validation.catalog.rounds) if validation.catalog is not None else set()
     for change in others:
         why = _looks_meant_as_data(repo, change, (submissions, catalog), rounds)

@@ -110,6 +110,11 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             result = validate_paths(targets, catalog_dir, progress=tick, tree=root / "submissions", root=root)
     except CheckFailed as error:
         raise Failure(str(error)) from None
+    if result.catalog is not None:
+        from leaderboard.review.closed import claim_problems
+
+        checked = set(result.files)
+        result.problems += claim_problems([e for e in result.entries if str(e.file) in checked], result.catalog)
     ok = result.ok and bool(result.files)
     if fmt == "json":
         report = {

@@ -66,9 +66,9 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
     for entry in entries:
         data = entry.data
         system, result, source = data["system"], data["result"], data["source"]
-        provenance = data.get("provenance", {})
-        accelerator = catalog.accelerators[system["accelerator"]]
         round_ = catalog.rounds[data["round"]]
+        provenance = importer_provenance(entry.entry_id, data, round_.kind, catalog)
+        accelerator = catalog.accelerators[system["accelerator"]]
         unit = system.get("unit", "chip")
         n_chips = chips(system["count"], unit, accelerator)
         hours = chip_hours(n_chips, result["minutes"])
@@ -242,6 +242,16 @@ def _rcp_scaled(minutes: float, provenance: dict) -> float | None:
     return None if factor is None else minutes * factor
 
 
+def importer_provenance(entry_id: str, data: dict, kind: str, catalog: Catalog) -> dict:
+    """The file's provenance (method, run logs, notes) when an importer wrote it: its entry id is
+    in its family's manifest (catalog/verified/ or catalog/imported/). Any other file's claims are
+    not read: a hand-written file is self-reported, whatever it says (validate and check-pr
+    report the claim)."""
+    folder = family(kind).manifest_folder
+    listed = catalog.verified if folder == "verified" else catalog.imported if folder == "imported" else {}
+    return data.get("provenance") or {} if entry_id in listed else {}
+
+
 def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
     """Verified only when the file is exactly what the MLPerf importer computed from the round's
     published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
@@ -322,7 +332,9 @@ def _display(file: str, base: Path | None) -> str:
 def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:
     """One row per run in runs_minutes: its status, whether the olympic mean dropped it, its
     quality and energy, and its raw log with a link (when the entry names its logs)."""
-    result, provenance = data["result"], data.get("provenance", {})
+    round_ = catalog.rounds.get(data["round"])
+    result = data["result"]
+    provenance = importer_provenance(entry_id, data, round_.kind if round_ else "", catalog)
     minutes = result["runs_minutes"]
     benchmark = catalog.benchmarks.get(data["benchmark"])
     rules = benchmark.rounds.get(data["round"]) if benchmark is not None else None

@@ -307,7 +307,12 @@ results = sa.Table(
         "true only for an MLPerf result whose file is exactly what the importer computed from the round's "
         "published logs (its digest in catalog/verified/<round>.csv); a file's own claims prove nothing.",
     ),
-    _col("method", Text, "self-reported, computed-from-logs or imported."),
+    _col(
+        "method",
+        Text,
+        "self-reported, computed-from-logs or imported: the file's provenance.method, read only from a file its "
+        "importer wrote (listed in catalog/verified/ or catalog/imported/); any other file is self-reported.",
+    ),
     _col("scaling", Text, "unscaled or rcp-scaled, for scores computed from logs."),
     _col("rcp_factor", Float, "Reference convergence point factor MLPerf's RCP rules give the result, where computed."),
     _col(

@@ -275,6 +275,41 @@ def test_every_round_kind_has_its_facts():
     assert family("published").manifest_folder == "imported"
 
 
+# A hand-written published run that claims an importer wrote it (and that MLCommons verified it).
+CLAIMING = (
+    PUBLISHED.replace("benchmark: language", "benchmark: vision").replace("Acme-LM", "Acme-Vision")
+    + "provenance:\n  method: computed-from-logs\n  importer: leaderboard-mlperf 1\n"
+    + "  notes:\n  - audited by MLCommons staff\n"
+)
+
+
+def test_validate_names_a_closed_round_file_and_a_claimed_provenance_before_check_pr_does(repo):
+    forge(repo)
+    claiming = repo / "submissions" / "published" / "acme-labs" / "acme-vision.yaml"
+    claiming.parent.mkdir(parents=True)
+    claiming.write_text(CLAIMING, encoding="utf-8")
+    done = run_cli("validate", "-q", f"submissions/{FORGED}.yaml", "submissions/published/acme-labs", cwd=repo)
+    assert done.code == 1, done.out + done.err
+    assert f"submissions/{FORGED}.yaml:" in done.out
+    assert "mlperf-training-v5.0 is an official round, closed to pull requests (check-pr refuses this file)" in done.out
+    assert "with one of that round's benchmarks" in done.out
+    line = next(line for line in done.out.splitlines() if "acme-vision.yaml" in line)
+    assert ": $.provenance.method: claims provenance method 'computed-from-logs', but no importer wrote" in line
+    assert "catalog/imported/published.csv does not list it" in line
+    # An importer's own file, and a hand-written one that claims nothing, are valid.
+    plain = run_cli("validate", "-q", f"submissions/{VERIFIED}.yaml", f"submissions/{IMPORTED}.yaml", cwd=repo)
+    assert plain.code == 0, plain.out + plain.err
+    claiming.write_text(CLAIMING.replace("computed-from-logs", "self-reported"), encoding="utf-8")
+    assert run_cli("validate", "-q", "submissions/published/acme-labs", cwd=repo).code == 0
+    # check-pr says it too (the forged file once, as a closed round's).
+    claiming.write_text(CLAIMING, encoding="utf-8")
+    commit(repo)
+    result = check(repo)
+    assert result.code == 1
+    assert result.out.count("claims provenance method") == 1
+    assert result.out.count("is an official round, closed to pull requests") == 1
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """A project with v5.0's RetinaNet results, the forged one and an honest self-reported
@@ -287,6 +322,8 @@ def built(tmp_path_factory):
     honest = project / "submissions" / "published" / "acme-labs" / "acme-lm.yaml"
     honest.parent.mkdir(parents=True)
     honest.write_text(PUBLISHED, encoding="utf-8")
+    claiming = project / "submissions" / "published" / "acme-labs" / "acme-vision.yaml"
+    claiming.write_text(CLAIMING, encoding="utf-8")
     done = run_cli("build", "-q", cwd=project)
     assert done.code == 0, done.out + done.err
     return project
@@ -305,6 +342,29 @@ def test_the_forged_result_takes_no_rank_in_the_database(built):
     assert all(r[0] and r[1] for r in verified)
     assert verified[0][2] == 1 and rows[FORGED][3] < verified[0][3]  # faster, and still not first
     assert rows["published/acme-labs/acme-lm"] == (False, True, 1, 5760.0)  # alone on its board: ranked
+
+
+def test_what_a_hand_written_file_claims_of_its_provenance_is_not_read(built):
+    """The forged MLPerf file and the published run that claims an importer: self-reported in the
+    database, with none of the notes or run logs they claim; the importer's own files keep theirs."""
+    with duckdb.connect(str(built / "leaderboard.duckdb"), read_only=True) as connection:
+        rows = dict(
+            connection.execute(
+                "SELECT entry_id, (method, import_notes IS NULL, scaling) FROM results WHERE entry_id IN (?, ?, ?)",
+                [FORGED, "published/acme-labs/acme-vision", VERIFIED],
+            ).fetchall()
+        )
+        logs = dict(
+            connection.execute(
+                "SELECT entry_id, count(log_path) FROM runs WHERE entry_id IN (?, ?) GROUP BY ALL", [FORGED, VERIFIED]
+            ).fetchall()
+        )
+    assert rows[FORGED] == ("self-reported", True, None)
+    assert rows["published/acme-labs/acme-vision"] == ("self-reported", True, None)
+    assert rows[VERIFIED][0] == "computed-from-logs" and rows[VERIFIED][2] == "unscaled"
+    assert logs == {FORGED: 0, VERIFIED: 5}
+    entry = (built / "site" / "entries" / "published" / "acme-labs" / "acme-vision.html").read_text(encoding="utf-8")
+    assert "audited by MLCommons staff" not in entry.split("Submission file")[0]
 
 
 SELF_REPORTED = "Self-reported"

@@ -79,6 +79,57 @@ def _claims(path: Path, name: str) -> tuple[str, int, int, str]:
     return words, line or 1, col or 1, "$.provenance.method" if line else "$"
 
 
+IMPORTER_METHODS = ("computed-from-logs", "imported")
+
+
+def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> list[Problem]:
+    """What `validate` says before check-pr does, of valid entries (validate.Entry) no importer
+    wrote (their id is not in their family's manifest): a file in a closed round, which check-pr
+    refuses, and a file that claims an importer's provenance, which the database does not read
+    (rows.importer_provenance). `closed_rounds` False: the claims only (check() judges closed rounds)."""
+    kinds = {r.id: r.kind for r in catalog.rounds.values()}
+    problems = []
+    for entry in entries:
+        facts = family(kinds.get(entry.data.get("round"), ""))
+        listed = catalog.verified if facts.manifest_folder == "verified" else catalog.imported
+        if facts.manifest_folder is None or entry.entry_id in listed:
+            continue
+        provenance = entry.data.get("provenance") or {}
+        if facts.closed:
+            if not closed_rounds:
+                continue
+            claims, line, col, json_path = _claims(Path(entry.file), str(entry.file))
+            problems.append(
+                Problem(
+                    str(entry.file),
+                    line,
+                    col,
+                    json_path,
+                    f"{entry.data['round']} is an official round, closed to pull requests (check-pr refuses this "
+                    f"file): only `{facts.importer}` writes its results, and catalog/{facts.manifest_folder}/"
+                    f"{entry.data['round']}.csv does not list this one. The file claims: {claims}",
+                    f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
+                    "with one of that round's benchmarks, as a self-reported result (CONTRIBUTING.md, 'Self-reported results')",
+                )
+            )
+        elif provenance.get("method") in IMPORTER_METHODS:
+            claims, line, col, json_path = _claims(Path(entry.file), str(entry.file))
+            problems.append(
+                Problem(
+                    str(entry.file),
+                    line,
+                    col,
+                    json_path,
+                    f"claims provenance method {provenance['method']!r}, but no importer wrote this file "
+                    f"(catalog/{facts.manifest_folder}/{entry.data['round']}.csv does not list it): only "
+                    f"`{facts.importer}` writes such files. The file claims: {claims}",
+                    "a result typed from its source is self-reported: remove the provenance block (or write "
+                    "method: self-reported); the site labels it self-reported whatever it says",
+                )
+            )
+    return problems
+
+
 def _open_round(kinds: Mapping[str, str]) -> str:
     """The round a self-measured result goes to: the first that is neither closed nor verifiable."""
     return next((r for r, k in sorted(kinds.items()) if not family(k).closed and not family(k).verifiable), "published")
