@@ -451,6 +451,8 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             )
         else:
             yield from _result_problems(doc, result, data["division"], round_, benchmark)
+    if round_ and not family(round_.kind).divisions and data["division"] != "open":
+        yield doc.problem(("division",), f"results of {round_.name} have no divisions", "write division: open")
     yield from _run_list_problems(doc, result, data.get("provenance") or {})
 
 

@@ -450,6 +450,17 @@ def test_each_check_reports_where_and_why(empty_project, case):
     assert file.exists()
 
 
+def test_a_published_run_has_no_divisions(empty_project):
+    place(empty_project, edit(PUBLISHED, "division: open", "division: closed"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    rel = os.path.join("submissions", "published", "acme-labs", "entry.yaml")
+    assert (
+        f"{rel}:4:11: $.division: results of Published training runs have no divisions (hint: write division: open)"
+        in result.out
+    )
+
+
 def test_published_runs_need_no_quality(empty_project):
     place(empty_project, PUBLISHED, round_="published")
     assert run_cli("validate", cwd=empty_project).code == 0
