@@ -379,6 +379,16 @@ def _node_position(node: yaml.Node, path: Path_, key: bool) -> tuple[int, int]:
     return _mark(node)
 
 
+# The tags a node may carry: the core schema's, which the composer gives untagged values too. A tag
+# on a list or mapping (`!!python/object/apply:...`, `!foo`) is refused like one on a value: the
+# file's readers (yaml.safe_load among them) would refuse or misread it.
+_PLAIN_TAGS = {
+    yaml.ScalarNode: _YAML_TYPES.keys(),
+    yaml.SequenceNode: {"tag:yaml.org,2002:seq"},
+    yaml.MappingNode: {"tag:yaml.org,2002:map"},
+}
+
+
 def _number_is_bad(value: float) -> bool:
     return value != value or abs(value) > MAX_NUMBER  # NaN, infinities, absurd magnitudes
 
@@ -389,14 +399,14 @@ def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], d
         raise _TooManyValues
     if depth > MAX_DEPTH:
         raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", *_mark(node))
+    if node.tag not in _PLAIN_TAGS[type(node)]:
+        raise _Invalid(
+            f"YAML tag {node.tag!r} is not allowed",
+            *_mark(node),
+            hint="use plain values: strings, numbers, true/false, lists and mappings",
+        )
     if isinstance(node, yaml.ScalarNode):
-        make = _YAML_TYPES.get(node.tag)
-        if make is None:
-            raise _Invalid(
-                f"YAML tag {node.tag!r} is not allowed",
-                *_mark(node),
-                hint="use plain values: strings, numbers, true/false, lists and mappings",
-            )
+        make = _YAML_TYPES[node.tag]
         try:
             value = make(node)
         except (ValueError, OverflowError):
@@ -410,7 +420,7 @@ def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], d
         result: dict[str, Any] = {}
         first_lines: dict[str, int] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _YAML_TYPES:
                 raise _Invalid("a mapping key must be a plain name", *_mark(key_node))
             key = key_node.value
             if key in result:

@@ -67,6 +67,10 @@ def test_json_positions(tmp_path):
         ("comment.yaml", "# nothing yet\n", "file holds 0 YAML documents", 1, 1),
         ("latin1.yaml", b"name: Montr\xe9al\n", "file is not UTF-8", 1, 12),
         ("tag.yaml", "a: !!python/object:os.system x\n", "is not allowed", 1, 4),
+        # A tag on a list or a mapping, or on a key, as well as on a value.
+        ("tag-seq.yaml", "a: !!python/object/apply:os.system [echo]\n", "is not allowed", 1, 4),
+        ("tag-map.yaml", "a: 1\nmodel: !foo\n  name: x\n", "YAML tag '!foo' is not allowed", 2, 8),
+        ("tag-key.yaml", "!!python/name:os.system a: 1\n", "a mapping key must be a plain name", 1, 1),
         ("two.yaml", "a: 1\n---\nb: 2\n", "2 YAML documents", 3, 1),  # where the second begins
         ("deep.json", "[" * 100 + "]" * 100, "nesting deeper than 64", 1, 66),
         # A limit crossed: the alias whose expansion crosses it, else the value counted past it.
