@@ -451,6 +451,12 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             )
         else:
             yield from _result_problems(doc, result, data["division"], round_, benchmark)
+    if round_ and family(round_.kind).model_runs and not (data.get("model") or {}).get("name"):
+        yield doc.problem(
+            ("model",) if "model" in data else (),
+            "a published run names the model it trained (model.name): its compute floor and duplicates need it",
+            "add model: {name: <the model's name, as its paper gives it>}",
+        )
     if round_ and not family(round_.kind).divisions and data["division"] != "open":
         yield doc.problem(("division",), f"results of {round_.name} have no divisions", "write division: open")
     yield from _run_list_problems(doc, result, data.get("provenance") or {})

@@ -60,6 +60,7 @@ def row(entry_id="x/y/z", chips=8.0, minutes=60.0, accelerator="h100", verified=
         "benchmark": benchmark,
         "division": "closed",
         "model_name": more.get("model_name"),
+        "round_kind": more.get("round_kind", "published"),
     }
 
 
@@ -118,6 +119,31 @@ def test_needed_flop_prefers_the_verified_results_then_the_models_compute(
     else:
         assert found[0] == pytest.approx(expected_flop)
         assert found[1].startswith(source_starts)
+
+
+def test_a_dawnbench_entry_is_not_held_to_its_models_full_training():
+    """A DAWNBench entry trains only to the benchmark's target: its model's compute (Epoch's, of
+    the paper's training) is no floor for it."""
+    catalog = catalog_with(**{"GPT-X": 1e21})
+    assert plausibility.needed_flop(row(model_name="GPT-X", round_kind="dawnbench"), [], catalog) is None
+    assert plausibility.needed_flop(row(model_name="GPT-X"), [], catalog) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("Pythia-12b", "Pythia-12b"),  # exact
+        ("Pythia-12B", "Pythia-12b"),  # case aside
+        ("pythia 12_b", "Pythia-12b"),  # spaces, hyphens and underscores aside
+        ("Pythia-1.2B", None),  # a dot stays: another model
+        ("GPT 2", None),  # two names compare equal: neither is taken
+        ("", None),
+    ],
+)
+def test_a_models_compute_is_found_by_its_name_case_and_separators_aside(name, found):
+    catalog = catalog_with(**{"Pythia-12b": 1e22, "GPT-2": 1e21, "GPT2": 2e21})
+    known = plausibility.training_compute_of(name, catalog)
+    assert (known.model if known else None) == found
 
 
 def test_an_override_lets_a_finding_through_and_keeps_it():

@@ -461,6 +461,14 @@ def test_a_published_run_has_no_divisions(empty_project):
     )
 
 
+def test_a_published_run_names_its_model(empty_project):
+    place(empty_project, PUBLISHED.replace("model:\n  name: Acme-LM\n", ""), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    rel = os.path.join("submissions", "published", "acme-labs", "entry.yaml")
+    assert f"{rel}:1:1: $: a published run names the model it trained (model.name)" in result.out
+
+
 def test_published_runs_need_no_quality(empty_project):
     place(empty_project, PUBLISHED, round_="published")
     assert run_cli("validate", cwd=empty_project).code == 0

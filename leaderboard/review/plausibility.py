@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from leaderboard.catalog import Catalog, Override, PeakRate
+from leaderboard.families import family
 
 # A result may be at most this much better per chip (fewer chip-hours) than the best verified
 # result of its benchmark, accelerator and division at the nearest chip count.
@@ -169,7 +170,9 @@ def peak_flop(row: dict, catalog: Catalog) -> float | None:
 def needed_flop(row: dict, verified_of_benchmark: Sequence[dict], catalog: Catalog) -> tuple[float, str] | None:
     """The least compute a result's training needs, and where that figure comes from: derived from
     the verified results of its benchmark where it has any (their smallest peak FLOP x
-    chip-seconds / FLOOR_MARGIN), else its model's training compute in the catalog."""
+    chip-seconds / FLOOR_MARGIN), else, for a published run (a model trained as its paper says;
+    a DAWNBench entry trains only to the benchmark's target), its model's training compute in the
+    catalog."""
     derived = [
         (flop, v["entry_id"])
         for v in verified_of_benchmark
@@ -181,10 +184,42 @@ def needed_flop(row: dict, verified_of_benchmark: Sequence[dict], catalog: Catal
             f"derived: the smallest peak FLOP x chip-seconds of a verified {row['benchmark']} result, "
             f"{_sci(flop)} ({entry_id}), / {FLOOR_MARGIN:g}"
         )
-    known = catalog.training_compute.get(row.get("model_name") or "")
+    if not family(row.get("round_kind", "")).model_runs:
+        return None
+    known = training_compute_of(row.get("model_name") or "", catalog, _index(catalog))
     if known is not None:
         return known.flop, f"Epoch AI, {known.column} of {known.model!r}"
     return None
+
+
+def model_key(name: str) -> str:
+    """A model's name as names are compared: case, spaces, hyphens and underscores aside (Pythia-12B
+    is Epoch's Pythia-12b); a dot stays (Pythia-1.2B is another model)."""
+    return "".join(c for c in name.casefold() if c not in " -_")
+
+
+def training_compute_of(name: str, catalog: Catalog, index: dict[str, list] | None = None):
+    """The catalog's training compute of the model named `name`: by its exact name, else by the
+    one name that compares equal (model_key); None when there is none, or more than one.
+    `index`: _index(catalog), when at hand."""
+    if name in catalog.training_compute:
+        return catalog.training_compute[name]
+    alike = (index if index is not None else _index(catalog)).get(model_key(name), []) if name else []
+    return alike[0] if len(alike) == 1 else None
+
+
+_INDEXES: dict[int, tuple[dict, dict[str, list]]] = {}  # id -> (the catalog's training_compute, by model_key)
+
+
+def _index(catalog: Catalog) -> dict[str, list]:
+    known = catalog.training_compute
+    kept = _INDEXES.get(id(known))
+    if kept is None or kept[0] is not known:
+        index: dict[str, list] = {}
+        for name, compute in known.items():
+            index.setdefault(model_key(name), []).append(compute)
+        kept = _INDEXES[id(known)] = (known, index)
+    return kept[1]
 
 
 def compute_floor(row: dict, verified_of_benchmark: Sequence[dict], catalog: Catalog) -> ComputeFloor | None:
