@@ -94,8 +94,10 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     Each file is checked in its place in the project's submissions/: against every entry there
     (the same entry under another name is a duplicate) and in its folder; a catalog file among
     PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
-    (hint), the path from the project folder, and each file it did not read. Exit 0 when all
-    files are valid, 1 otherwise or when no file was checked.
+    (hint), the path from the project folder, and each file it did not read. A valid file that
+    check-pr refuses (a closed round's file its importer did not write, or a file that claims an
+    importer wrote it) is named on stderr, "check-pr refuses ...". Exit 0 when all files are
+    valid, 1 otherwise or when no file was checked.
     """
     from leaderboard.problems import plural
     from leaderboard.tree import project_root
@@ -110,11 +112,12 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             result = validate_paths(targets, catalog_dir, progress=tick, tree=root / "submissions", root=root)
     except CheckFailed as error:
         raise Failure(str(error)) from None
+    notes = []  # what check-pr refuses of valid files: a closed round's, or an importer's claimed provenance
     if result.catalog is not None:
         from leaderboard.review.closed import claim_problems
 
         checked = set(result.files)
-        result.problems += claim_problems([e for e in result.entries if str(e.file) in checked], result.catalog)
+        notes = claim_problems([e for e in result.entries if str(e.file) in checked], result.catalog)
     ok = result.ok and bool(result.files)
     if fmt == "json":
         report = {
@@ -122,12 +125,15 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             "valid": ok,
             "problems": [p.as_dict() for p in result.problems],
             "ignored": [{"file": name, "reason": why} for name, why in result.ignored],
+            "check_pr_refuses": [p.as_dict() for p in notes],
         }
         click.echo(json.dumps(report, indent=2))
     else:
         _print_problems(result.problems, fmt)
         for name, why in result.ignored:
             click.echo(f"ignored {name}: {why}", err=True)
+        for note in notes:
+            click.echo(f"check-pr refuses {note.format()}", err=True)
         checked = plural(len(result.files), "file") + " checked"
         if not result.files:
             summary = "no file checked" + (": every file named was ignored" if result.ignored else "")

@@ -289,18 +289,22 @@ def test_validate_names_a_closed_round_file_and_a_claimed_provenance_before_chec
     claiming.parent.mkdir(parents=True)
     claiming.write_text(CLAIMING, encoding="utf-8")
     done = run_cli("validate", "-q", f"submissions/{FORGED}.yaml", "submissions/published/acme-labs", cwd=repo)
-    assert done.code == 1, done.out + done.err
-    assert f"submissions/{FORGED}.yaml:" in done.out
-    assert "mlperf-training-v5.0 is an official round, closed to pull requests (check-pr refuses this file)" in done.out
-    assert "with one of that round's benchmarks" in done.out
-    line = next(line for line in done.out.splitlines() if "acme-vision.yaml" in line)
+    # Valid files (exit 0, nothing on stdout), each named on stderr with why check-pr refuses it.
+    assert done.code == 0 and done.out == "", done.out + done.err
+    forged = next(line for line in done.err.splitlines() if FORGED in line)
+    assert forged.startswith(f"check-pr refuses submissions/{FORGED}.yaml:")
+    assert "mlperf-training-v5.0 is an official round, closed to pull requests: only `leaderboard" in forged
+    assert "with one of that round's benchmarks" in forged
+    line = next(line for line in done.err.splitlines() if "acme-vision.yaml" in line)
     assert ": $.provenance.method: claims provenance method 'computed-from-logs', but no importer wrote" in line
     assert "catalog/imported/published.csv does not list it" in line
+    as_json = json.loads(run_cli("validate", "--format", "json", "submissions/published", cwd=repo).out)
+    assert [p["json_path"] for p in as_json["check_pr_refuses"]] == ["$.provenance.method"]
     # An importer's own file, and a hand-written one that claims nothing, are valid.
     plain = run_cli("validate", "-q", f"submissions/{VERIFIED}.yaml", f"submissions/{IMPORTED}.yaml", cwd=repo)
-    assert plain.code == 0, plain.out + plain.err
+    assert plain.code == 0 and "check-pr refuses" not in plain.err, plain.out + plain.err
     claiming.write_text(CLAIMING.replace("computed-from-logs", "self-reported"), encoding="utf-8")
-    assert run_cli("validate", "-q", "submissions/published/acme-labs", cwd=repo).code == 0
+    assert "check-pr refuses" not in run_cli("validate", "-q", "submissions/published/acme-labs", cwd=repo).err
     # check-pr says it too (the forged file once, as a closed round's).
     claiming.write_text(CLAIMING, encoding="utf-8")
     commit(repo)

@@ -105,8 +105,8 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
                     line,
                     col,
                     json_path,
-                    f"{entry.data['round']} is an official round, closed to pull requests (check-pr refuses this "
-                    f"file): only `{facts.importer}` writes its results, and catalog/{facts.manifest_folder}/"
+                    f"{entry.data['round']} is an official round, closed to pull requests: only "
+                    f"`{facts.importer}` writes its results, and catalog/{facts.manifest_folder}/"
                     f"{entry.data['round']}.csv does not list this one. The file claims: {claims}",
                     f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
                     "with one of that round's benchmarks, as a self-reported result (CONTRIBUTING.md, 'Self-reported results')",
