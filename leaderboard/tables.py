@@ -5,8 +5,9 @@ One rule for every value in every format (value_text): NULL is `NULL` in the tab
 Markdown, an empty field in CSV and null in JSON, never the same as the empty text '' (empty in
 the table and Markdown, "" in CSV, "" in JSON); booleans are true and false; a float is the
 shortest text that reads back as its value rounded to 15 significant digits (0.1 + 0.2 is 0.3,
-64 is 64.0, 1e-07 stays 1e-07), NaN and infinities are NaN, Infinity and -Infinity; dates are
-YYYY-MM-DD; lists and structs are JSON.
+64 is 64.0, 1e-07 stays 1e-07), NaN and infinities are NaN, Infinity and -Infinity (in JSON,
+which has no such numbers, the text "NaN", "Infinity" and "-Infinity"); dates are YYYY-MM-DD;
+lists and structs are JSON. JSON's objects key a repeated column name as name_1, name_2, ...
 """
 
 from __future__ import annotations
@@ -81,12 +82,42 @@ def _float_text(value: float) -> str:
     return repr(value)  # the shortest text that reads back as the (rounded) value
 
 
+def unique_names(names: list[str]) -> list[str]:
+    """Column names as keys of one object: a repeated name (SELECT r.cost_usd, c.cost_usd) gets
+    _1, _2, ... as DuckDB and pandas name it, never overwriting the first."""
+    taken, unique = set(names), []
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            number = 1
+            while f"{name}_{number}" in taken:
+                number += 1
+            name = f"{name}_{number}"
+            taken.add(name)
+        unique.append(name)
+    return unique
+
+
+def _json_value(value: object) -> object:
+    """plain(value), with NaN and the infinities as the text "NaN", "Infinity" and "-Infinity":
+    JSON has no such numbers (a NaN written bare is not JSON; null would say NULL)."""
+    value = plain(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return _float_text(value)
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    return value
+
+
 def _write_json(names: list[str], batches: Iterable[list[tuple]], out: TextIO) -> int:
-    """A JSON array of objects, two-space indented, written object by object."""
+    """A JSON array of objects, two-space indented, written object by object; strict JSON (no
+    NaN), every column a key of its own (unique_names)."""
     count = 0
+    keys = unique_names(names)
     for batch in batches:
         for row in batch:
-            item = json.dumps({n: plain(v) for n, v in zip(names, row, strict=True)}, indent=2)
+            item = json.dumps({n: _json_value(v) for n, v in zip(keys, row, strict=True)}, indent=2, allow_nan=False)
             out.write(("[\n" if count == 0 else ",\n") + "\n".join("  " + line for line in item.splitlines()))
             count += 1
     out.write("\n]\n" if count else "[]\n")

@@ -168,6 +168,27 @@ def test_booleans_floats_null_and_empty_text_print_alike_in_every_format(shipped
     assert [cell.strip() for cell in row.split("│")[1:-1]] == ["true", "0.3", "NULL", "", "2024-05-01"]
 
 
+@pytest.mark.parametrize(
+    "names, unique",
+    [
+        (["a", "b"], ["a", "b"]),
+        (["cost_usd", "cost_usd"], ["cost_usd", "cost_usd_1"]),
+        (["a", "a", "a"], ["a", "a_1", "a_2"]),
+        (["a", "a_1", "a"], ["a", "a_1", "a_2"]),  # a name taken by another column is skipped
+    ],
+)
+def test_a_repeated_column_name_gets_a_key_of_its_own(names, unique):
+    assert tables.unique_names(names) == unique
+
+
+def test_json_is_strict_and_keeps_every_column(shipped):
+    sql = "SELECT 1 AS x, 2 AS x, 'NaN'::DOUBLE AS n, -1 / 0 AS i, [1.5, 'Infinity'::DOUBLE] AS l"
+    done = query(shipped, sql, "--format", "json")
+    assert done.code == 0, done.err
+    strict = json.loads(done.out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert strict == [{"x": 1, "x_1": 2, "n": "NaN", "i": "-Infinity", "l": [1.5, "Infinity"]}]
+
+
 # ---- streaming ----------------------------------------------------------------------------------------
 
 
