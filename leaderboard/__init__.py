@@ -33,7 +33,8 @@ def connect(db: str | Path | None = None):
 
 def results(db: str | Path | None = None, **filters):
     """The `results` table as a pandas DataFrame; keyword filters are column = value
-    (a list or tuple means any of), for example results(benchmark="resnet", division="closed")."""
+    (a list or tuple means any of; None matches NULL), for example
+    results(benchmark="resnet", division="closed") or results(cost_usd=None)."""
     from leaderboard.store import results as table
 
     columns = {c.name for c in table.columns}
@@ -43,8 +44,11 @@ def results(db: str | Path | None = None, **filters):
     where, params = [], []
     for name, value in filters.items():
         values = list(value) if isinstance(value, (list, tuple, set)) else [value]
-        where.append(f'"{name}" IN ({", ".join("?" * len(values))})')
-        params += values
+        known = [v for v in values if v is not None]
+        either = [f'"{name}" IN ({", ".join("?" * len(known))})'] if known else []
+        either += [f'"{name}" IS NULL'] if len(known) < len(values) else []  # IN (NULL) matches nothing
+        where.append("(" + " OR ".join(either or ["false"]) + ")")
+        params += known
     sql = "SELECT * FROM results" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY round, benchmark, division, rank, entry_id"
     with connect(db) as connection:

@@ -304,6 +304,13 @@ def test_python_api(built, monkeypatch):
     df = leaderboard.results(round="mlperf-training-v1.1", division=["closed"])
     assert list(df["chips"]) == [4320, 64]
     assert set(leaderboard.results()["round"]) == {"mlperf-training-v1.1", "published"}
+    # None is NULL: IN (NULL) would match nothing.
+    everything = leaderboard.results()
+    missing = int(everything["quality"].isna().sum())
+    assert 0 < missing < len(everything)
+    assert len(leaderboard.results(quality=None)) == missing
+    assert len(leaderboard.results(quality=[None, *everything["quality"].dropna()])) == len(everything)
+    assert len(leaderboard.results(quality=[])) == 0
     with pytest.raises(ValueError, match="unknown column"):
         leaderboard.results(colour="red")
     con = leaderboard.connect()
