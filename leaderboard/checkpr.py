@@ -77,7 +77,13 @@ class PullRequestCheck:
 
     @property
     def ok(self) -> bool:
-        return not self.problems and not self.verified_changes
+        """No problem, and something checked when a file looks meant as a submission: a pull
+        request whose only entry is misplaced is never green."""
+        return not self.problems and not self.verified_changes and not self.only_misplaced
+
+    @property
+    def only_misplaced(self) -> bool:
+        return bool(self.misplaced) and not self.changes
 
     @property
     def checked(self) -> int:
@@ -297,6 +303,11 @@ MISPLACED_HINT = "move it to submissions/<round>/<submitter-slug>/ (or catalog/)
 
 def _summary(check: PullRequestCheck) -> str:
     failures = len(check.verified_changes) + len(check.problems)
+    if check.only_misplaced and not failures:
+        return (
+            f"no changed file checked against {check.base}: {plural(len(check.misplaced), 'file')} that look"
+            f"{'s' if len(check.misplaced) == 1 else ''} meant as a submission, misplaced ({MISPLACED_HINT})"
+        )
     return f"{plural(check.checked, 'changed file')} checked against {check.base}: " + (
         "all valid" if check.ok else plural(failures, "problem")
     )

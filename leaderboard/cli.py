@@ -330,7 +330,8 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) ->
     only as the fresh import in --reimported wrote them (without it, only unchanged). Each new
     or changed entry's rank is printed. Every other changed path is named with its kind (code,
     workflow, build, ...), those a code owner must review first. Exit 1 when a changed file is
-    invalid. Runs from any folder of the repository.
+    invalid, or when the only files that look meant as submissions are misplaced. Runs from any
+    folder of the repository.
     """
     from leaderboard.checkpr import (
         GitError,

@@ -193,7 +193,8 @@ def test_files_outside_submissions_that_look_meant_as_one_are_reported(repo):
         (repo / name).write_text(entry("acme-64", 64, 4.5))
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
-    assert result.code == 0, result.out  # not checked, so nothing to fail; but never silent
+    assert result.code == 1, result.out  # nothing else checked: a pull request of misplaced files is never green
+    assert "no changed file checked against main: 6 files that look meant as a submission, misplaced" in result.out
     for name, why in MISPLACED:
         assert f"not checked (looks misplaced: {why}): {name} (hint: move it to submissions/" in result.out
     assert "ignored" not in result.out
@@ -202,6 +203,10 @@ def test_files_outside_submissions_that_look_meant_as_one_are_reported(repo):
     markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo)
     assert "### Not checked: files that look misplaced" in markdown.out
     assert "- `results/acme-64.yaml`: it reads as a submission, outside submissions/" in markdown.out
+    # Beside an entry that is checked, a misplaced file is named, and the entry decides.
+    (repo / "submissions/mlperf-training-v1.1/acme-labs/acme-64.yaml").write_text(entry("acme-64", 64, 4.5))
+    beside = run_cli("check-pr", "--base", "main", cwd=repo).out
+    assert "1 changed file checked against main" in beside and "no changed file checked" not in beside
 
 
 def test_uncommitted_and_untracked_changes_count_too(repo):
