@@ -310,6 +310,24 @@ def test_number_formats(value, number, usd):
     assert writer.usd(value) == usd
 
 
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (44490.0, "44,490"),  # never 4.449e+04
+        (1234.5, "1,234"),
+        (2.449, "2.449"),
+        (2.4, "2.4"),
+        (0.0123, "0.0123"),
+        (0.00004567, "0.00004567"),  # never 4.567e-05
+        (30.0, "30"),
+        (0.0, "0"),
+        (None, ""),
+    ],
+)
+def test_prices_show_four_significant_digits_without_exponents(value, shown):
+    assert writer.significant(value) == shown
+
+
 def test_script_json_cannot_close_the_script_element():
     text = writer.script_json({"name": "</script><script>alert(1)</script>&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
