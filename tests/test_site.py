@@ -754,7 +754,7 @@ def test_feed_is_valid_atom_with_new_entries_and_records(out, results):
     entries = tree.getroot().findall("a:entry", ns)
     titles = [e.find("a:title", ns).text for e in entries]
     assert len(entries) == feeds.FEED_ITEMS <= len(results)  # the newest only: the feed stays small
-    assert any(t.startswith("New record: ") for t in titles)
+    assert any(t.startswith("Fastest in its round: ") for t in titles)
     newest = max(r["date"] for r in results)
     assert tree.getroot().find("a:updated", ns).text == f"{newest}T00:00:00Z"
 

@@ -61,15 +61,20 @@ def system_name(system: str, entry_id: str) -> str:
     return system
 
 
+RECORD_WORDS = {"minutes": "Fastest", "chip_hours": "Fewest chip-hours", "models_per_minute": "Most models per minute"}
+
+
 def feed_title(kind: str, row: dict, round_name: str, benchmark_name: str | None) -> str:
     """An item's title in names, never ids: what is new, the system (a published run's model),
     who, how many chips, the benchmark and round, and the division where the family has them."""
+    fam = family(row["round_kind"])
     if kind == "record":
-        what = "New record"
+        # An MLPerf round's results share its date: its record is the round's best, not an all-time one.
+        what = RECORD_WORDS.get(row.get("record_metric", "minutes"), "Best")
+        what += " in its round" if fam.round_rules else " so far"
     else:
         what = "Republished result" if row.get("republished_note") else "New result"
         what += " (self-reported)" if row.get("verified_note") else ""
-    fam = family(row["round_kind"])
     name = (row.get("model_name") if fam.model_runs else None) or system_name(row["system"], row["entry_id"])
     return f"{what}: {name} ({row['submitter']}), {feed_context(row, round_name, benchmark_name)}"
 
