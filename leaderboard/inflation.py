@@ -34,6 +34,12 @@ def latest_month(index: PriceIndex) -> str:
     return max(index.months)
 
 
+def dollars_of(result_date: str, price_date: str | None) -> str:
+    """The date whose dollars a cost is in: the result's, whose price was in force then; or the
+    price's, when only a price dated after the result was found (its later dollars)."""
+    return max(result_date, price_date) if price_date else result_date
+
+
 def adjust(usd: float | None, from_date: str, to_month: str, index: PriceIndex | None) -> float | None:
     """`usd` in dollars of the month of `from_date`, expressed in dollars of `to_month`."""
     if usd is None or index is None:

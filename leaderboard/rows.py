@@ -12,7 +12,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.failures import failure_reason
 from leaderboard.families import family
-from leaderboard.inflation import EPOCH_BASIS, adjust, latest_month
+from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
     DEFAULT_TIER,
@@ -121,7 +121,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "price_after_result_days": default.price_after_result_days,
                 "price_estimate": default.price_estimate,
                 "cost_missing_reason": default.cost_missing_reason,
-                **_today_dollars(default.cost_usd, data["date"], catalog),
+                **_today_dollars(default.cost_usd, dollars_of(data["date"], default.price_date), catalog),
                 **_reference_cost(data.get("reference_cost")),
                 **_reported_cost(data.get("reported_cost"), default.cost_usd),
                 "rank": None,
@@ -188,6 +188,7 @@ def progress_rows(entry_id: str, result: dict, benchmark) -> list[dict]:
 
 
 def _today_dollars(cost_usd: float | None, date: str, catalog: Catalog) -> dict:
+    """cost_usd_today: `cost_usd`, in dollars of `date` (inflation.dollars_of), in the index's latest month's."""
     index = catalog.price_index
     if index is None:
         return {"cost_usd_today": None, "cost_usd_today_basis": None}
@@ -211,16 +212,16 @@ def _reference_cost(reference: dict | None) -> dict:
 
 def comparison_rows(rows: Sequence[dict], cost_rows: Sequence[dict], catalog: Catalog) -> list[dict]:
     """epoch_cost_comparison: per result with a 2023-dollar reference cost and per tier with our cost."""
-    ours = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in cost_rows}
+    ours = {(c["entry_id"], c["tier"]): (c["cost_usd"], c["price_date"]) for c in cost_rows}
     found = []
     for row in rows:
         if row.get("reference_cost_usd") is None or row.get("reference_cost_year") != 2023:
             continue
         for tier in COMPARISON_TIERS:
-            cost = ours.get((row["entry_id"], tier))
+            cost, price_date = ours.get((row["entry_id"], tier), (None, None))
             if cost is None:
                 continue
-            cost_2023 = adjust(cost, row["date"], EPOCH_BASIS, catalog.price_index)
+            cost_2023 = adjust(cost, dollars_of(row["date"], price_date), EPOCH_BASIS, catalog.price_index)
             found.append(
                 {
                     "entry_id": row["entry_id"],

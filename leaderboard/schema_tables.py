@@ -252,8 +252,8 @@ results = sa.Table(
     _col(
         "cost_usd_today",
         Float,
-        "cost_usd (dollars of the result's date) in dollars of cost_usd_today_basis, by the "
-        "price index of catalog/price-index.yaml.",
+        "cost_usd (dollars of the result's date; of the price's date when the price is dated after the result) "
+        "in dollars of cost_usd_today_basis, by the price index of catalog/price-index.yaml.",
     ),
     _col("cost_usd_today_basis", Text, "Index and month of cost_usd_today: the latest month the index has."),
     _col("reference_cost_usd", Float, "Someone else's estimate of the run's cost (Epoch AI's, for imported runs)."),
@@ -433,12 +433,18 @@ epoch_cost_comparison = sa.Table(
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
     _col("model_name", Text, "Model trained."),
     _col("tier", Text, "on-demand, 1-year or 3-year: the price tier of our cost.", primary_key=True),
-    _col("our_cost_usd", Float, "Our cost for the tier (costs.cost_usd), in dollars of the result's date."),
+    _col(
+        "our_cost_usd",
+        Float,
+        "Our cost for the tier (costs.cost_usd), in dollars of the result's date (of the price's, when the price is "
+        "dated after the result).",
+    ),
     _col(
         "our_cost_usd_2023",
         Float,
         "our_cost_usd in dollars of January 2023 (the price index's value then over its "
-        "value in the result's month), our reading of Epoch's 2023 USD.",
+        "value in the result's month, or the price's when the price is dated after the result), our reading "
+        "of Epoch's 2023 USD.",
     ),
     _col("epoch_cost_usd_2023", Float, "Epoch AI's 'Training compute cost (2023 USD)' for the model."),
     _col("ratio", Float, "our_cost_usd_2023 / epoch_cost_usd_2023."),

@@ -11,6 +11,7 @@ from conftest import ROOT
 from leaderboard import store
 from leaderboard.build import build
 from leaderboard.catalog import Accelerator, Price, load_catalog
+from leaderboard.inflation import adjust, dollars_of, latest_month, month_of
 from leaderboard.normalize import TIERS, cost_marks, costs, price_in_force
 from leaderboard.pricing import anomalies, duplicate_ids
 
@@ -225,6 +226,37 @@ def test_no_today_basis_without_a_cost(shipped):
     assert rows(
         shipped, "SELECT count(*) FROM results WHERE cost_usd_today IS NOT NULL AND cost_usd_today_basis IS NULL"
     ) == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "result_date, price_date, dollars",
+    [
+        ("2024-06-05", "2023-01-10", "2024-06-05"),  # a price in force: the result's dollars
+        ("2024-06-05", "2024-06-05", "2024-06-05"),
+        ("2024-06-05", "2026-09-20", "2026-09-20"),  # a later price stands in: its own, later dollars
+        ("2024-06-05", None, "2024-06-05"),
+    ],
+)
+def test_a_costs_dollars_are_of_the_results_date_or_of_a_later_prices(result_date, price_date, dollars):
+    assert dollars_of(result_date, price_date) == dollars
+
+
+def test_todays_dollars_start_from_a_later_prices_month(shipped):
+    """Recomputed from the price index: a cost whose price is dated after the result is in the
+    price's dollars, not the result's (865 results in the shipped data)."""
+    catalog = load_catalog(ROOT / "catalog")
+    found = rows(
+        shipped,
+        "SELECT date::VARCHAR, price_date::VARCHAR, cost_usd, cost_usd_today, price_after_result FROM results "
+        "WHERE cost_usd_today IS NOT NULL",
+    )
+    today = latest_month(catalog.price_index)
+    later = 0
+    for date, price_date, cost, cost_today, after in found:
+        start = price_date if after else date
+        later += after and month_of(price_date) != month_of(date)
+        assert cost_today == pytest.approx(adjust(cost, start, today, catalog.price_index), rel=1e-12)
+    assert later > 100
 
 
 DIFFERS = (
