@@ -212,7 +212,7 @@ def _reference_cost(reference: dict | None) -> dict:
 
 def comparison_rows(rows: Sequence[dict], cost_rows: Sequence[dict], catalog: Catalog) -> list[dict]:
     """epoch_cost_comparison: per result with a 2023-dollar reference cost and per tier with our cost."""
-    ours = {(c["entry_id"], c["tier"]): (c["cost_usd"], c["price_date"]) for c in cost_rows}
+    ours = {(c["entry_id"], c["tier"]): (c["cost_usd"], c.get("price_date")) for c in cost_rows}
     found = []
     for row in rows:
         if row.get("reference_cost_usd") is None or row.get("reference_cost_year") != 2023:
