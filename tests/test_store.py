@@ -10,10 +10,12 @@ import sys
 
 import duckdb
 import pytest
+import yaml
 from conftest import ROOT, run_cli
 from test_validate import MLPERF, PUBLISHED, place
 
 import leaderboard
+from leaderboard import manifest
 from leaderboard.store import metadata
 
 
@@ -575,7 +577,13 @@ def test_runs_table_gives_every_run_with_its_part_in_the_score(empty_project):
         "  failed_runs: ['result_2.txt: run_stop status is aborted, not success']\n"
         "source:\n  url: https://github.com/acme/results/tree/main/Acme/results/acme-64/resnet",
     )
-    place(empty_project, text, name="acme-64.yaml")
+    path = place(empty_project, text, name="acme-64.yaml")
+    # Listed in the round's manifest as its importer lists what it writes: only then is its provenance read.
+    entry_id = "mlperf-training-v1.1/acme-labs/acme-64"
+    content = path.read_bytes()
+    manifest.write(
+        empty_project / "catalog", "mlperf-training-v1.1", [manifest.row(entry_id, yaml.safe_load(content), content)]
+    )
     result = run_cli("build", "--quiet", cwd=empty_project)
     assert result.code == 0, result.out + result.err
     rows = sql(
