@@ -94,39 +94,28 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
         listed = catalog.verified if facts.manifest_folder == "verified" else catalog.imported
         if facts.manifest_folder is None or entry.entry_id in listed:
             continue
-        provenance = entry.data.get("provenance") or {}
-        if facts.closed:
-            if not closed_rounds:
-                continue
-            claims, line, col, json_path = _claims(Path(entry.file), str(entry.file))
-            problems.append(
-                Problem(
-                    str(entry.file),
-                    line,
-                    col,
-                    json_path,
-                    f"{entry.data['round']} is an official round, closed to pull requests: only "
-                    f"`{facts.importer}` writes its results, and catalog/{facts.manifest_folder}/"
-                    f"{entry.data['round']}.csv does not list this one. The file claims: {claims}",
-                    f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
-                    "with one of that round's benchmarks, as a self-reported result (CONTRIBUTING.md, 'Self-reported results')",
-                )
+        round_id, method = entry.data["round"], (entry.data.get("provenance") or {}).get("method")
+        manifest = f"catalog/{facts.manifest_folder}/{round_id}.csv"
+        if facts.closed and closed_rounds:
+            what = (
+                f"{round_id} is an official round, closed to pull requests: only `{facts.importer}` writes its "
+                f"results, and {manifest} does not list this one",
+                f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
+                "with one of that round's benchmarks, as a self-reported result (CONTRIBUTING.md, 'Self-reported results')",
             )
-        elif provenance.get("method") in IMPORTER_METHODS:
-            claims, line, col, json_path = _claims(Path(entry.file), str(entry.file))
-            problems.append(
-                Problem(
-                    str(entry.file),
-                    line,
-                    col,
-                    json_path,
-                    f"claims provenance method {provenance['method']!r}, but no importer wrote this file "
-                    f"(catalog/{facts.manifest_folder}/{entry.data['round']}.csv does not list it): only "
-                    f"`{facts.importer}` writes such files. The file claims: {claims}",
-                    "a result typed from its source is self-reported: remove the provenance block (or write "
-                    "method: self-reported); the site labels it self-reported whatever it says",
-                )
+        elif not facts.closed and method in IMPORTER_METHODS:
+            what = (
+                f"claims provenance method {method!r}, but no importer wrote this file ({manifest} does not list "
+                f"it): only `{facts.importer}` writes such files",
+                "a result typed from its source is self-reported: remove the provenance block (or write "
+                "method: self-reported); the site labels it self-reported whatever it says",
             )
+        else:
+            continue
+        claims, line, col, json_path = _claims(Path(entry.file), str(entry.file))
+        problems.append(
+            Problem(str(entry.file), line, col, json_path, f"{what[0]}. The file claims: {claims}", what[1])
+        )
     return problems
 
 
