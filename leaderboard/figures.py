@@ -86,17 +86,15 @@ def median_ratio(comparison: Sequence[Mapping], tier: str, keep: Callable[[Mappi
     return ratio(statistics.median(ratios)) if ratios else "n/a"
 
 
-def republished_by_round(republished: Sequence[Mapping], kind: str) -> str:
-    """'71 in v2.1, 43 in v3.0': republished results of a round kind per round, in round order."""
+def republished_by_round(republished: Sequence[Mapping], kind: str, round_dates: Mapping[str, object]) -> str:
+    """'71 in v2.1, 43 in v3.0': republished results of a round kind per round, in the order the
+    rounds were published (`round_dates`: round id -> its date)."""
     rounds: dict[str, int] = {}
     for r in republished:
         if r["round_kind"] == kind:
             rounds[r["round"]] = rounds.get(r["round"], 0) + 1
-    return ", ".join(f"{n} in {name.removeprefix(kind + '-')}" for name, n in sorted(rounds.items(), key=_round_order))
-
-
-def _round_order(item: tuple[str, int]) -> tuple:
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"[.v-]", item[0]) if part)
+    ordered = sorted(rounds, key=lambda name: (str(round_dates[name]), name))
+    return ", ".join(f"{rounds[name]} in {name.removeprefix(kind + '-')}" for name in ordered)
 
 
 def disagreement_ratio(x: float) -> str:
@@ -149,7 +147,9 @@ def shipped(root: Path) -> dict[str, str]:
     return {
         "republished-results": count(len(republished)),
         "republished-training": count(sum(1 for r in republished if r["round_kind"] == "mlperf-training")),
-        "republished-training-by-round": republished_by_round(republished, "mlperf-training"),
+        "republished-training-by-round": republished_by_round(
+            republished, "mlperf-training", {r.id: r.date for r in catalog.rounds.values()}
+        ),
         "republished-hpc": count(sum(1 for r in republished if r["round_kind"] == "mlperf-hpc")),
         "mlperf-training-results": count(kind.count("mlperf-training")),
         "mlperf-hpc-results": count(kind.count("mlperf-hpc")),
