@@ -1,6 +1,7 @@
 """A catalog change shows its effect: check-pr builds every submission's rows with the base
 branch's catalog and with the pull request's and says how many results move, and how far."""
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -11,9 +12,10 @@ from conftest import ROOT, run_cli
 from test_checkpr import commit, git, repo  # noqa: F401 - the fixture: a git repository, branch pr on main
 from test_validate import PUBLISHED
 
-from leaderboard.catalog import Accelerator, Catalog, Price
-from leaderboard.review.catalog_effect import Move, accelerator_changes, compare, cost_ranks, far_prices
-from leaderboard.rows import TableRows
+from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
+from leaderboard.inflation import dollars_of
+from leaderboard.review.catalog_effect import Move, accelerator_changes, compare, cost_ranks, far_prices, rows_with
+from leaderboard.rows import TableRows, comparison_rows
 
 
 def row(entry_id, cost, chip_hours=1.0, verified=False, rank=1, group=("r", "b", "closed")):
@@ -269,3 +271,42 @@ def test_check_pr_marks_a_cost_from_a_price_dated_after_the_result(shipped_repo)
     commit(shipped_repo)
     result = run_cli("check-pr", "--base", "main", cwd=shipped_repo)
     assert "cost $12,288.00 on demand (price dated 9 days later)" in result.out, result.out
+
+
+def test_a_price_index_change_moves_costs_in_other_dollars_and_says_so(shipped_repo):
+    """No price changes, yet cost_usd_today moves with the index's latest month and Epoch's
+    comparison with January 2023: the preview counts both by column, rather than showing 0."""
+    index = shipped_repo / "catalog/price-index.yaml"
+    data = yaml.safe_load(index.read_text())
+    last = max(data["months"])
+    text = index.read_text()
+    for month, factor in ((last, 2), ("2023-01", 3)):
+        text = text.replace(f'"{month}": {data["months"][month]}\n', f'"{month}": {data["months"][month] * factor}\n')
+    index.write_text(text)
+    commit(shipped_repo)
+    result = run_cli("check-pr", "--base", "main", cwd=shipped_repo)
+    assert "  cost on demand changes for 0 results" in result.out, result.out
+    line = next(x for x in result.out.splitlines() if "column of the database changes" in x)
+    # Counted from the base's rows by the months alone: a cost in dollars of a month before the
+    # index's last moves in today's dollars; one in dollars of a month other than January 2023
+    # moves in Epoch's comparison.
+    catalog = load_catalog(shipped_repo / "catalog")
+    base = rows_with(catalog, shipped_repo / "submissions", shipped_repo, dt.date.today())
+    months = {r["entry_id"]: dollars_of(r["date"], r["price_date"])[:7] for r in base.results if r["cost_usd"]}
+    today = sum(month < last for month in months.values())
+    compared = {r["entry_id"] for r in comparison_rows(base.results, base.costs, catalog)}
+    epoch = sum(months[e] != "2023-01" for e in compared)
+    assert today > 1500 and epoch > 10
+    assert f"results.cost_usd_today {today:,}" in line, line
+    assert f"epoch_cost_comparison.our_cost_usd_2023 {epoch:,}" in line, line
+    assert "results.cost_usd " not in line and "costs.cost_usd " not in line
+    github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=shipped_repo).out
+    assert "::notice file=catalog/price-index.yaml,title=Effect of the catalog change::" in github
+    assert f"results.cost_usd_today {today:,}" in github
+
+
+def test_an_unchanged_catalog_changes_no_column():
+    before = rows(row("a", 1.0), row("b", None))
+    assert compare(before, rows(row("a", 1.0), row("b", None))).columns == {}
+    moved = compare(before, rows(row("a", 2.0), row("b", None)))
+    assert moved.columns == {"results.cost_usd": 1, "costs.cost_usd": 1} and moved.any_column == 1

@@ -22,7 +22,7 @@ from leaderboard.normalize import DEFAULT_TIER, TIERS, competition_ranks, usd_pe
 from leaderboard.pricing import PriceAnomaly, anomalies
 from leaderboard.problems import plural
 from leaderboard.review import markdown
-from leaderboard.rows import TableRows, table_rows
+from leaderboard.rows import TableRows, comparison_rows, table_rows
 from leaderboard.validate import entries_in
 
 LARGEST = 10  # the moves listed, by relative change of on-demand cost
@@ -75,6 +75,11 @@ class CatalogEffect:
     chip_hours: int = 0
     verified: int = 0
     rank: int = 0  # rank on its board (round x benchmark x division, by the round kind's metric)
+    # Every column of every table built from the submissions, named "table.column", with the
+    # number of results whose value in it changes: nothing a catalog change moves goes unseen
+    # (a price index moves every cost_usd_today without touching a price).
+    columns: dict[str, int] = field(default_factory=dict)
+    any_column: int = 0  # results with at least one changed column
     left: list[str] = field(default_factory=list)  # valid with the base's catalog only
     joined: list[str] = field(default_factory=list)  # valid with the pull request's catalog only
     largest: list[Move] = field(default_factory=list)
@@ -91,6 +96,41 @@ def _close(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and _close(float(a), float(b))
+    return a == b
+
+
+def _by_entry(rows: Sequence[dict]) -> dict[str, list[dict]]:
+    found: dict[str, list[dict]] = {}
+    for row in rows:
+        found.setdefault(row["entry_id"], []).append(row)
+    return found
+
+
+def _tables(rows: TableRows) -> dict[str, list[dict]]:
+    return {"results": rows.results, "costs": rows.costs, "runs": rows.runs, "progress": rows.progress}
+
+
+def column_changes(before: dict[str, list[dict]], after: dict[str, list[dict]], both: set[str]) -> dict[str, set[str]]:
+    """'table.column' -> the results (of `both`) whose value in it changes, for tables of rows
+    keyed by entry_id (a result's rows are matched in order: a tier's cost, a run)."""
+    changed: dict[str, set[str]] = {}
+    for table in before.keys() | after.keys():
+        old, new = _by_entry(before.get(table, [])), _by_entry(after.get(table, []))
+        for entry in both:
+            olds, news = old.get(entry, []), new.get(entry, [])
+            names = {k for r in olds + news for k in r}
+            for index in range(max(len(olds), len(news))):
+                a = olds[index] if index < len(olds) else {}
+                b = news[index] if index < len(news) else {}
+                for name in names:
+                    if not _same(a.get(name), b.get(name)):
+                        changed.setdefault(f"{table}.{name}", set()).add(entry)
+    return changed
 
 
 def _group(row: dict) -> tuple[str, str, str]:
@@ -114,8 +154,16 @@ def _size(move: Move) -> float:
     return abs(math.log(move.factor)) if math.isfinite(move.factor) and move.factor > 0 else math.inf
 
 
-def compare(before: TableRows, after: TableRows, largest: int = LARGEST) -> CatalogEffect:
-    """What moved between the rows built with the base's catalog and with the pull request's."""
+def compare(
+    before: TableRows,
+    after: TableRows,
+    largest: int = LARGEST,
+    extra_before: dict[str, list[dict]] | None = None,
+    extra_after: dict[str, list[dict]] | None = None,
+) -> CatalogEffect:
+    """What moved between the rows built with the base's catalog and with the pull request's;
+    `extra_*` are more tables of rows keyed by entry_id (epoch_cost_comparison) to compare."""
+    extra_before, extra_after = extra_before or {}, extra_after or {}
     old = {r["entry_id"]: r for r in before.results}
     new = {r["entry_id"]: r for r in after.results}
     old_costs = {(c["entry_id"], c["tier"]): c["cost_usd"] for c in before.costs}
@@ -135,6 +183,9 @@ def compare(before: TableRows, after: TableRows, largest: int = LARGEST) -> Cata
     effect.chip_hours = sum(not _close(old[e]["chip_hours"], new[e]["chip_hours"]) for e in both)
     effect.verified = sum(old[e]["verified"] != new[e]["verified"] for e in both)
     effect.rank = sum(old[e]["rank"] != new[e]["rank"] for e in both)
+    changed = column_changes(_tables(before) | extra_before, _tables(after) | extra_after, set(both))
+    effect.columns = {name: len(entries) for name, entries in sorted(changed.items())}
+    effect.any_column = len(set().union(*changed.values())) if changed else 0
     moves = [
         Move(
             e,
@@ -244,7 +295,12 @@ def catalog_effect(
         before = rows_with(before_catalog, repo / submissions, repo, today)
     after_catalog = load_catalog(repo / catalog)
     after = rows_with(after_catalog, repo / submissions, repo, today)
-    effect = compare(before, after)
+    effect = compare(
+        before,
+        after,
+        extra_before={"epoch_cost_comparison": comparison_rows(before.results, before.costs, before_catalog)},
+        extra_after={"epoch_cost_comparison": comparison_rows(after.results, after.costs, after_catalog)},
+    )
     on_part: dict[str, int] = {}
     for row in after.results + [r for r in before.results if r["entry_id"] in set(effect.left)]:
         on_part[row["accelerator"]] = on_part.get(row["accelerator"], 0) + 1
@@ -293,6 +349,14 @@ def _far(far: FarPrice) -> str:
     )
 
 
+def _columns_line(effect: CatalogEffect) -> str:
+    if not effect.any_column:
+        return "no column of the database changes for any result"
+    by_count = sorted(effect.columns.items(), key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{name} {count:,}" for name, count in by_count)
+    return f"any column of the database changes for {plural(effect.any_column, 'result')}: {listed}"
+
+
 def summary_lines(effect: CatalogEffect, base: str) -> list[str]:
     """The counts, one fact a line, as text."""
     other_tiers = ", ".join(f"{tier} {effect.cost[tier]:,}" for tier in TIERS if tier != DEFAULT_TIER)
@@ -305,6 +369,7 @@ def summary_lines(effect: CatalogEffect, base: str) -> list[str]:
         f"chip-hours change for {plural(effect.chip_hours, 'result')}",
         f"verified status changes for {plural(effect.verified, 'result')}",
         f"rank on its board changes for {plural(effect.rank, 'result')}",
+        _columns_line(effect),
         f"valid with {base}'s catalog only (leave the boards): {len(effect.left):,}; "
         f"with this pull request's only (join them): {len(effect.joined):,}",
     ]
