@@ -58,8 +58,9 @@ class Misplaced:
 
 @dataclass
 class PullRequestCheck:
-    """Every output starts with the changed paths a code owner must review, then the changes to
-    verified entries, then the other problems (both fail the check), then the misplaced files
+    """Every output starts with the changed paths a code owner must review, then the results
+    already on the boards it changes (flagged, not failed), then the changes to verified
+    entries, then the other problems (both fail the check), then the misplaced files
     (reported, not failed)."""
 
     base: str
@@ -321,9 +322,28 @@ def _no_submission_changes(check: PullRequestCheck) -> bool:
     return not check.changes and not check.misplaced and not check.verified_changes and not check.problems
 
 
+EXISTING_HINT = (
+    "a maintainer confirms that the pull request's author speaks for its submitter before merging; "
+    "a correction of another's result cites its source"
+)
+
+
+def _existing(check: PullRequestCheck) -> list[EntryDiff]:
+    """The results already on the boards that the pull request changes or deletes, in rounds
+    open to pull requests (a closed round's are refused, under verified_changes)."""
+    refused = {p.file for p in check.verified_changes}
+    return [d for d in check.diffs if d.changes_a_result and d.file not in refused]
+
+
+def _existing_text(diff: EntryDiff) -> str:
+    what = "deleted" if diff.status == "deleted" else "changed: " + ", ".join(c.path for c in diff.fields)
+    return f"{what} (submitted by {diff.submitter or 'an unnamed submitter'})"
+
+
 def as_text(check: PullRequestCheck) -> str:
     review_first, other_paths = changes.text_lines(check.paths)
     lines = list(review_first)
+    lines += [f"changes a result already on the boards, {_existing_text(d)}: {d.file}" for d in _existing(check)]
     for problem in check.verified_changes:
         lines.append(problem.format())
     for problem in check.problems:
@@ -369,6 +389,11 @@ def as_github(check: PullRequestCheck) -> str:
     """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
     review_first, other_paths = changes.github_lines(check.paths, _escape_property, _escape_data)
     lines = list(review_first)
+    lines += [
+        f"::warning file={_escape_property(d.file)},title=Changes an existing result::"
+        + _escape_data(f"{_existing_text(d)}: {EXISTING_HINT}")
+        for d in _existing(check)
+    ]
     for problem in check.verified_changes + check.problems:
         props = [
             f"file={_escape_property(problem.file)}",
@@ -428,6 +453,23 @@ def as_markdown(check: PullRequestCheck) -> str:
     out += ["", NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
     review_first, other_paths = changes.markdown_lines(check.paths, _cell)
     out += review_first
+    existing = _existing(check)
+    if existing:
+        out += [
+            "",
+            f"### ⚠️ Changes {plural(len(existing), 'result')} already on the boards",
+            "",
+            f"They do not fail this check: {_cell(EXISTING_HINT)}. Field by field below.",
+            "",
+            "| file | submitted by | change |",
+            "|---|---|---|",
+        ]
+        out += [
+            f"| {_code(d.file)} | {_cell(d.submitter or '(none)')} | "
+            + _cell("deleted" if d.status == "deleted" else ", ".join(c.path for c in d.fields))
+            + " |"
+            for d in existing
+        ]
     sections = (
         ("Closed rounds and importer-written results", check.verified_changes),
         ("Problems to fix before merging", check.problems),

@@ -25,6 +25,12 @@ class EntryDiff:
     file: str
     status: str  # modified | deleted
     fields: list[FieldChange]
+    submitter: str | None = None  # as the base's version of the file names it
+
+    @property
+    def changes_a_result(self) -> bool:
+        """Deleted, or a field changed: a result already on the boards moves or goes."""
+        return self.status == "deleted" or bool(self.fields)
 
 
 def _show(repo: Path, revision: str, name: str) -> bytes | None:
@@ -83,5 +89,8 @@ def entry_diffs(
             continue
         old = _show(repo, merge_base, name)
         new = None if status == "deleted" else read_regular(repo / name)  # a link is never followed
-        diffs.append(EntryDiff(name, status, field_changes(old, new)))
+        submitter = _parsed(old).get("submitter")
+        diffs.append(
+            EntryDiff(name, status, field_changes(old, new), submitter if isinstance(submitter, str) else None)
+        )
     return diffs

@@ -127,6 +127,47 @@ def test_deleted_entry_is_reported(repo):
     assert "::notice file=submissions/mlperf-training-v1.1/acme-labs/acme-8.yaml::entry deleted" in github.out
 
 
+def test_changing_or_deleting_a_result_already_on_the_boards_is_flagged_for_a_maintainer(repo):
+    """A hand-written published result is open to pull requests, so a stranger's edit or
+    deletion passes validation: it must stand first in every format, naming whose result it is."""
+    from test_validate import PUBLISHED
+
+    folder = repo / "submissions/published/acme-labs"
+    folder.mkdir(parents=True)
+    (folder / "acme-lm.yaml").write_text(PUBLISHED)
+    (folder / "acme-lm-2.yaml").write_text(PUBLISHED.replace("Acme-LM", "Acme-LM 2"))
+    commit(repo)
+    git(repo, "branch", "-f", "main", "HEAD")
+    (folder / "acme-lm.yaml").write_text(PUBLISHED.replace("minutes: 5760", "minutes: 57600"))
+    (folder / "acme-lm-2.yaml").unlink()
+    (folder / "comment-only.yaml").write_text(PUBLISHED.replace("Acme-LM", "Acme-LM 3"))
+    commit(repo)
+    git(repo, "branch", "-f", "base3", "HEAD")
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 0, result.out
+    lines = result.out.splitlines()
+    assert lines[:2] == [
+        "changes a result already on the boards, deleted (submitted by Acme Labs): "
+        "submissions/published/acme-labs/acme-lm-2.yaml",
+        "changes a result already on the boards, changed: result.minutes (submitted by Acme Labs): "
+        "submissions/published/acme-labs/acme-lm.yaml",
+    ], result.out
+    github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=repo).out
+    assert github.splitlines()[0].startswith(
+        "::warning file=submissions/published/acme-labs/acme-lm-2.yaml,title=Changes an existing result::"
+        "deleted (submitted by Acme Labs): a maintainer confirms"
+    ), github
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
+    assert "### ⚠️ Changes 2 results already on the boards" in markdown
+    assert "| `submissions/published/acme-labs/acme-lm.yaml` | Acme Labs | result.minutes |" in markdown
+    assert markdown.index("already on the boards") < markdown.index("### Where the entries would rank")
+    # A comment-only edit moves nothing: not flagged.
+    path = folder / "comment-only.yaml"
+    path.write_text("# a comment\n" + path.read_text())
+    commit(repo)
+    assert "already on the boards" not in run_cli("check-pr", "--base", "base3", cwd=repo).out
+
+
 def test_files_elsewhere_that_are_not_submissions_are_named_with_their_kind(repo):
     (repo / "README.md").write_text("changed\n")
     (repo / "elsewhere").mkdir()
