@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import schemas
+from leaderboard import bounds, schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
@@ -417,6 +417,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
         )
     if unit == "chip" and isinstance(system["count"], float) and not system["count"].is_integer():
         yield doc.problem(("system", "count"), f"a chip count must be a whole number, not {system['count']}")
+    yield from bounds.size_problems(doc, accelerator)
 
     try:
         date = dt.date.fromisoformat(data["date"])
@@ -425,7 +426,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     else:
         if date > today:
             yield doc.problem(("date",), f"date {data['date']} lies in the future", "give the publication date")
-        yield from _date_problems(doc, data, round_, accelerator)
+        yield from bounds.date_problems(doc, date, round_, accelerator)
 
     url = source.get("url")
     if url is not None:
@@ -460,24 +461,6 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     if round_ and not family(round_.kind).divisions and data["division"] != "open":
         yield doc.problem(("division",), f"results of {round_.name} have no divisions", "write division: open")
     yield from _run_list_problems(doc, result, data.get("provenance") or {})
-
-
-def _date_problems(doc: Document, data: dict, round_, accelerator) -> Iterator[Problem]:
-    """An MLPerf result is dated by its round's publication; no result that says its system is
-    available predates its accelerator's release (a preview or research system may)."""
-    if round_ is not None and family(round_.kind).round_rules and data["date"] != round_.date:
-        yield doc.problem(
-            ("date",),
-            f"date {data['date']} is not the day {round_.name} was published ({round_.date})",
-            f'an MLPerf result is dated by its round: date: "{round_.date}"',
-        )
-    released = accelerator.release_date if accelerator is not None else None
-    if released and data["availability"] == "available" and data["date"] < released:
-        yield doc.problem(
-            ("date",),
-            f"date {data['date']} is before the {accelerator.name} was released ({released})",
-            "check the date and system.accelerator; a system not yet released is availability: preview or research",
-        )
 
 
 # Lists that give one value per run, in the order of result.runs_minutes.

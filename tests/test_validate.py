@@ -469,6 +469,60 @@ def test_a_published_run_names_its_model(empty_project):
     assert f"{rel}:1:1: $: a published run names the model it trained (model.name)" in result.out
 
 
+BOUNDS = [
+    # (name, edits, where, message): the bounds no real result crosses (leaderboard/bounds.py)
+    (
+        "a date before 2000",
+        [('date: "2021-12-01"', 'date: "0001-01-01"')],
+        "7:7",
+        "date 0001-01-01 is before 2000-01-01, earlier than any training result the leaderboard holds",
+    ),
+    (
+        "a research system years before its part",
+        [("accelerator: a100-sxm4-80gb", "accelerator: b300"), ("availability: available", "availability: research")],
+        "7:7",
+        "date 2021-12-01 is more than 2 years before the B300 (Blackwell Ultra) SXM was released (2025-08-15), "
+        "even for a preview or research system",
+    ),
+    (
+        "a trillion chips",
+        [("count: 64", "count: 1000000000000")],
+        "11:10",
+        "1,000,000,000,000 chips is more than 1,000,000, ten times the largest machine the leaderboard holds",
+    ),
+    (
+        "a million devices of 4 chips",
+        [
+            ("accelerator: a100-sxm4-80gb", "accelerator: tpu-v3"),
+            ("count: 64", "count: 250001"),
+            ("unit: chip", "unit: device"),
+        ],
+        "11:10",
+        "1,000,004 chips is more than 1,000,000",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, edits, where, message", BOUNDS, ids=[b[0] for b in BOUNDS])
+def test_bounds_no_real_result_crosses(empty_project, name, edits, where, message):
+    text = MLPERF
+    for old, new in edits:
+        text = edit(text, old, new)
+    place(empty_project, text)
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1, result.out
+    assert f"entry.yaml:{where}: " in result.out and message in result.out, result.out
+
+
+def test_a_research_system_within_two_years_of_its_part_and_a_million_chips_pass(empty_project):
+    early = edit(MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: h100-sxm5-80gb")  # 2022-09-20
+    place(
+        empty_project,
+        edit(edit(early, "availability: available", "availability: research"), "count: 64", "count: 1000000"),
+    )
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
 def test_published_runs_need_no_quality(empty_project):
     place(empty_project, PUBLISHED, round_="published")
     assert run_cli("validate", cwd=empty_project).code == 0
