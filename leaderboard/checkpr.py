@@ -15,7 +15,7 @@ from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import competition_ranks, cost_marks, rank_metric
 from leaderboard.problems import Problem, plural
 from leaderboard.review import catalog_effect, changes, closed, markdown, neighbours, plausibility
-from leaderboard.rows import table_rows
+from leaderboard.rows import UNRANKED_REASONS, table_rows
 from leaderboard.validate import validate_paths
 from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, entry_diffs, shown
 
@@ -45,6 +45,7 @@ class Preview:
     ranks: dict[str, tuple[int | None, int]]  # key -> (rank, out of)
     cost_mark: str = ""  # " (price dated N days later)" when the on-demand price postdates the result
     placement: neighbours.Placement | None = None  # the results above and below it on its board, and the board
+    unranked: str | None = None  # why the board lists it without a rank (rows.UNRANKED_REASONS), else None
 
 
 @dataclass
@@ -279,6 +280,7 @@ def _preview(row: dict, rows: list[dict], status: str) -> Preview:
         row["cost_usd"],
         ranks,
         _cost_mark(row),
+        unranked=UNRANKED_REASONS.get(row["unranked_reason"]),
     )
 
 
@@ -289,6 +291,10 @@ def _cost_mark(row: dict) -> str:
 
 
 # ---- output ------------------------------------------------------------------------------
+
+
+def _unranked_text(p: Preview) -> str:
+    return f"not ranked on its board: {p.unranked} (the ranks above only place it among the others)"
 
 
 def _rank_text(rank: tuple[int | None, int]) -> str:
@@ -364,6 +370,7 @@ def as_text(check: PullRequestCheck) -> str:
             f"cost {_money(p.cost_usd)} on demand{p.cost_mark}"
         )
         lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+        lines += [f"  {_unranked_text(p)}"] if p.unranked else []
         lines += [f"  {line}" for line in (neighbours.text_lines(p.placement) if p.placement else [])]
         lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
     for verdict in _overridden(check):
@@ -415,6 +422,7 @@ def as_github(check: PullRequestCheck) -> str:
             f"::notice file={_escape_property(p.file)},title=Rank preview::"
             + _escape_data(
                 f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
+                + (f"; {_unranked_text(p)}" if p.unranked else "")
                 + "".join(f"; {line}" for line in (neighbours.text_lines(p.placement) if p.placement else []))
             )
         )
@@ -500,7 +508,7 @@ def as_markdown(check: PullRequestCheck) -> str:
         ]
         for p in check.previews:
             out.append(
-                f"| {_code(p.entry_id)} ({p.status}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
+                f"| {_code(p.entry_id)} ({p.status}{'; ' + _cell(_unranked_text(p)) if p.unranked else ''}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
                 f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
                 f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
             )

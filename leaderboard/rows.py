@@ -127,6 +127,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "rank": None,
                 "rank_in_availability": None,
                 "ranked": False,  # _assign_ranks decides
+                "unranked_reason": None,  # _assign_ranks decides
                 "republished_from": None,  # _mark_republished decides
                 "verified": _verified(round_, entry, catalog.verified),
                 "method": provenance.get("method", "self-reported"),
@@ -269,26 +270,50 @@ def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:
     """Rank within round x benchmark x division, whatever the availability, by the round kind's
-    metric (RANK_METRIC), or by models per minute on a weak-scaling benchmark's board: where a
-    verified result is in the group, only verified results rank (ranked_in); else all do. The same
-    ranked results are ranked again among those of their availability (rank_in_availability)."""
+    metric (RANK_METRIC), or by models per minute on a weak-scaling benchmark's board, the results
+    unranked_reasons lets rank. The same ranked results are ranked again among those of their
+    availability (rank_in_availability)."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["round"], row["benchmark"], row["division"]), []).append(row)
     for group in groups.values():
         benchmark = catalog.benchmarks.get(group[0]["benchmark"])
         metric = rank_metric(group[0]["round_kind"], benchmark.scaling if benchmark else None)
-        flags = ranked_in([r["verified"] for r in group])
-        # A republished result is listed on its round's board but ranks on its first one only.
-        flags = [flag and r["republished_from"] is None for r, flag in zip(group, flags, strict=True)]
-        values = [r[metric] if flag else None for r, flag in zip(group, flags, strict=True)]
-        for row, flag, rank in zip(group, flags, metric_ranks(values, metric), strict=True):
-            row["ranked"] = flag
-            row["rank"] = rank if flag else None
+        reasons = unranked_reasons(group)
+        values = [r[metric] if reason is None else None for r, reason in zip(group, reasons, strict=True)]
+        for row, reason, rank in zip(group, reasons, metric_ranks(values, metric), strict=True):
+            row["ranked"] = reason is None
+            row["unranked_reason"] = reason
+            row["rank"] = rank if reason is None else None
         for availability in {r["availability"] for r in group}:
             same = [(r, v) for r, v in zip(group, values, strict=True) if r["availability"] == availability]
             for (row, _), rank in zip(same, metric_ranks([v for _, v in same], metric), strict=True):
                 row["rank_in_availability"] = rank
+
+
+# Why a result on a board takes no rank, record or "best" (results.unranked_reason), first match wins.
+UNRANKED_REASONS = {
+    "republished": "republished; it ranks where it was first published",
+    "self-reported": "self-reported, beside results verified from their logs",
+    "estimate": "an estimate; its time was not measured",
+}
+
+
+def unranked_reasons(group: Sequence[dict]) -> list[str | None]:
+    """Per result of one board (round x benchmark x division), why it takes no rank, or None:
+    republished (republished_from); self-reported where a verified result is in the group
+    (ranked_in); an estimated time (result.estimated: a projection is not a run)."""
+    flags = ranked_in([r["verified"] for r in group])
+    return [
+        "republished"
+        if row["republished_from"] is not None
+        else "self-reported"
+        if not flag
+        else "estimate"
+        if row["estimated"]
+        else None
+        for row, flag in zip(group, flags, strict=True)
+    ]
 
 
 def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catalog) -> None:

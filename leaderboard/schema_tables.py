@@ -289,7 +289,15 @@ results = sa.Table(
         Bool,
         "true when the result takes a rank, record or 'best': a verified result, or any result of a round x "
         "benchmark x division that no verified result populates. A self-reported (not verified) result beside "
-        "verified ones is shown, labelled, and never ranked; nor is a republished result (republished_from).",
+        "verified ones is shown, labelled, and never ranked; nor is a republished result (republished_from), "
+        "nor an estimate (estimated).",
+    ),
+    _col(
+        "unranked_reason",
+        Text,
+        "Why the result takes no rank (NULL when ranked): 'republished' (it ranks where first published), "
+        "'self-reported' (beside verified results), 'estimate' (its minutes were not measured); the first that "
+        "applies.",
     ),
     _col(
         "republished_from",

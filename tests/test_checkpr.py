@@ -168,6 +168,24 @@ def test_changing_or_deleting_a_result_already_on_the_boards_is_flagged_for_a_ma
     assert "already on the boards" not in run_cli("check-pr", "--base", "base3", cwd=repo).out
 
 
+def test_an_estimate_is_previewed_as_not_ranked(repo):
+    from test_validate import PUBLISHED
+
+    folder = repo / "submissions/published/acme-labs"
+    folder.mkdir(parents=True)
+    (folder / "acme-lm.yaml").write_text(
+        PUBLISHED.replace("  minutes: 5760\n", "  minutes: 5760\n  estimated: true\n").replace(
+            "source:\n", "source:\n  note: projected from a 1/8 run\n"
+        )
+    )
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 0, result.out
+    assert "  not ranked on its board: an estimate; its time was not measured" in result.out, result.out
+    markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
+    assert "(added; not ranked on its board: an estimate" in markdown
+
+
 def test_files_elsewhere_that_are_not_submissions_are_named_with_their_kind(repo):
     (repo / "README.md").write_text("changed\n")
     (repo / "elsewhere").mkdir()

@@ -19,7 +19,7 @@ from test_validate import PUBLISHED
 from leaderboard.families import FAMILIES, family
 from leaderboard.normalize import RANK_METRIC
 from leaderboard.render.model import NOT_VERIFIED, unverified_note
-from leaderboard.rows import ranked_in
+from leaderboard.rows import ranked_in, unranked_reasons
 
 ROUND = "mlperf-training-v5.0"
 VERIFIED = f"{ROUND}/nvidia/tyche_ngpu512_ngc25.04_pytorch-retinanet"
@@ -254,6 +254,25 @@ def test_a_fresh_import_of_a_real_round_confirms_exactly_its_files(repo, shared_
 )
 def test_ranked_in(verified, ranked):
     assert ranked_in(verified) == ranked
+
+
+def _row(verified=False, republished=None, estimated=False):
+    return {"verified": verified, "republished_from": republished, "estimated": estimated}
+
+
+@pytest.mark.parametrize(
+    "group, reasons",
+    [
+        ([_row(), _row(estimated=True)], [None, "estimate"]),
+        ([_row(verified=True), _row(estimated=True)], [None, "self-reported"]),  # the first reason that applies
+        ([_row(republished="a"), _row()], ["republished", None]),
+        ([_row(verified=True, republished="a"), _row(verified=True)], ["republished", None]),
+        ([_row(verified=True), _row()], [None, "self-reported"]),
+        ([_row(estimated=True)], ["estimate"]),  # alone on its board, still no rank
+    ],
+)
+def test_unranked_reasons(group, reasons):
+    assert unranked_reasons(group) == reasons
 
 
 def test_every_round_kind_has_its_facts():

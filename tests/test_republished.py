@@ -183,6 +183,16 @@ def test_a_republished_result_is_listed_but_never_ranked(shipped):
     assert rows and all(r["rank"] is None and r["ranked"] is False for r in rows)
 
 
+def test_every_unranked_result_says_why_and_an_estimate_never_ranks(shipped):
+    rows = query(shipped, "SELECT rank, ranked, unranked_reason, estimated, republished_from FROM results")
+    assert all(r["ranked"] == (r["unranked_reason"] is None) for r in rows)
+    assert all(r["rank"] is None for r in rows if not r["ranked"])
+    estimates = [r for r in rows if r["estimated"]]
+    assert len(estimates) >= 6  # the shipped NVIDIA GPT-3 175B projection among them
+    assert all(r["rank"] is None and r["unranked_reason"] in ("estimate", "republished") for r in estimates)
+    assert {r["unranked_reason"] for r in rows if r["republished_from"]} == {"republished"}
+
+
 @pytest.fixture(scope="module")
 def site_data(shipped) -> model.SiteData:
     return model.load(shipped)
@@ -197,6 +207,8 @@ def test_no_record_and_no_feed_record_is_republished(site_data):
     assert not set(feed_records) & republished
     history_records = {r["entry_id"] for r in model.record_history(site_data.results)}
     assert history_records and not history_records & republished
+    estimates = {r["entry_id"] for r in site_data.results if r["estimated"]}
+    assert estimates and not (history_records | {r["entry_id"] for r in records}) & estimates
 
 
 def test_no_lineage_best_generation_or_compared_result_is_republished(site_data):
@@ -252,7 +264,7 @@ def test_boards_entry_pages_and_the_feed_say_republished_from_with_a_link(tmp_pa
     board = (site / "boards" / "mlperf-training-v5.1" / "rgat.html").read_text(encoding="utf-8")
     link = f'<a href="../../entries/{FIRST}.html">Republished from MLPerf Training v5.0</a>'
     assert board.count(link) == 2
-    assert board.count('title="republished: ranked where first published"') == 2
+    assert board.count('title="Not ranked: republished; it ranks where it was first published"') == 2
     for copy in COPIES:
         entry = (site / "entries" / f"{copy}.html").read_text(encoding="utf-8")
         assert "Republished from MLPerf Training v5.0" in entry and f"{FIRST}.html" in entry

@@ -27,6 +27,7 @@ from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.model import SiteData
 from leaderboard.render.painter import Painter, renderer_version
 from leaderboard.render.reuse import PageReuse
+from leaderboard.rows import UNRANKED_REASONS
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -55,6 +56,7 @@ def environment() -> jinja2.Environment:
     env.globals.update(
         url=_url,
         TIERS=TIERS,
+        UNRANKED_REASONS=UNRANKED_REASONS,
         DEFAULT_TIER=DEFAULT_TIER,
         PRODUCT=PRODUCT,
         NOT_VERIFIED=model.NOT_VERIFIED,
