@@ -16,7 +16,7 @@ from leaderboard.normalize import competition_ranks, cost_marks, rank_metric
 from leaderboard.problems import Problem, plural
 from leaderboard.review import catalog_effect, changes, closed, markdown, neighbours, plausibility
 from leaderboard.rows import UNRANKED_REASONS, table_rows
-from leaderboard.validate import validate_paths
+from leaderboard.validate import UNCHECKED, validate_paths
 from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, entry_diffs, shown
 
 RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
@@ -72,6 +72,7 @@ class PullRequestCheck:
     misplaced: list[Misplaced] = field(default_factory=list)
     paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
     catalog_effect: catalog_effect.CatalogEffect | None = None  # a catalog change: what it moves
+    unchecked: int = 0  # submission files not checked (nor the effect computed): the catalog has problems
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
@@ -195,7 +196,9 @@ def check_pull_request(
         if why:
             result.misplaced.append(Misplaced(change.file, why))
     result.paths = changes.changed_paths(repo, merge_base, submissions)
-    if any(p.kind == "catalog" for p in result.paths):
+    result.unchecked = len(validation.unchecked)
+    catalog_broken = validation.catalog is None or bool(validation.catalog.problems)
+    if any(p.kind == "catalog" for p in result.paths) and not catalog_broken:
         result.catalog_effect = catalog_effect.catalog_effect(repo, merge_base, catalog, submissions, today)
     if validation.catalog is None or validation.catalog.problems:
         return result
@@ -315,8 +318,15 @@ def _summary(check: PullRequestCheck) -> str:
             f"no changed file checked against {check.base}: {plural(len(check.misplaced), 'file')} that look"
             f"{'s' if len(check.misplaced) == 1 else ''} meant as a submission, misplaced ({MISPLACED_HINT})"
         )
-    return f"{plural(check.checked, 'changed file')} checked against {check.base}: " + (
-        "all valid" if check.ok else plural(failures, "problem")
+    unchecked = (
+        f"; {UNCHECKED.format(plural(check.unchecked, 'submission file'))}, nor the catalog change's effect computed"
+        if check.unchecked
+        else ""
+    )
+    return (
+        f"{plural(check.checked, 'changed file')} checked against {check.base}: "
+        + ("all valid" if check.ok else plural(failures, "problem"))
+        + unchecked
     )
 
 

@@ -96,12 +96,14 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
     (hint), the path from the project folder, and each file it did not read. A valid file that
     check-pr refuses (a closed round's file its importer did not write, or a file that claims an
-    importer wrote it) is named on stderr, "check-pr refuses ...". Exit 0 when all files are
+    importer wrote it) is named on stderr, "check-pr refuses ...". While a catalog file has
+    problems, only they are reported: the submissions are counted as not checked (JSON:
+    "unchecked"), not failed one by one for the catalog's fault. Exit 0 when all files are
     valid, 1 otherwise or when no file was checked.
     """
     from leaderboard.problems import plural
     from leaderboard.tree import project_root
-    from leaderboard.validate import CheckFailed, validate_paths
+    from leaderboard.validate import UNCHECKED, CheckFailed, validate_paths
 
     root = project_root(catalog_dir)
     catalog_dir = catalog_dir or root / "catalog"
@@ -126,6 +128,7 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             "problems": [p.as_dict() for p in result.problems],
             "ignored": [{"file": name, "reason": why} for name, why in result.ignored],
             "check_pr_refuses": [p.as_dict() for p in notes],
+            "unchecked": result.unchecked,
         }
         click.echo(json.dumps(report, indent=2))
     else:
@@ -134,7 +137,7 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             click.echo(f"ignored {name}: {why}", err=True)
         for note in notes:
             click.echo(f"check-pr refuses {note.format()}", err=True)
-        checked = plural(len(result.files), "file") + " checked"
+        checked = plural(len(result.files) - len(result.unchecked), "file") + " checked"
         if not result.files:
             summary = "no file checked" + (": every file named was ignored" if result.ignored else "")
         elif result.ok:
@@ -142,6 +145,8 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
         else:
             files_with = plural(len({p.file for p in result.problems}), "file")
             summary = f"{checked}: {plural(len(result.problems), 'problem')} in {files_with}"
+        if result.unchecked:
+            summary += f"; {UNCHECKED.format(plural(len(result.unchecked), 'submission file'))}"
         click.echo(summary, err=True)
     sys.exit(0 if ok else 1)
 

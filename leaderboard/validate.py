@@ -40,6 +40,9 @@ MINUTES_TOLERANCE_ABS = 0.0005  # minutes written with three decimals
 MINUTES_TOLERANCE_REL = 1e-5
 
 
+UNCHECKED = "{} not checked until the catalog's problems are fixed"
+
+
 @dataclass
 class ValidationResult:
     files: list[str] = field(default_factory=list)  # the files checked (not those only compared with)
@@ -48,6 +51,9 @@ class ValidationResult:
     catalog: Catalog | None = None
     duplicates: list[Entry] = field(default_factory=list)  # valid files set aside: each duplicates another
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why): named, or met in a folder, not read
+    # Submission files not checked because the catalog has problems: against a catalog missing a
+    # file's worth of records, every one of them would fail for the catalog's fault.
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -206,6 +212,10 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
         if key is not None:
             keys[path] = key
         pending.append((path, named))
+    if catalog.problems:
+        result.unchecked = [str(item) for item, named in pending if named and isinstance(item, Path)]
+        pending = [(item, named) for item, named in pending if not isinstance(item, Path)]
+        tick(len(result.unchecked))
     to_check = [item for item, _ in pending if isinstance(item, Path)]
     checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick), strict=True))
     valid: list[tuple[Entry, bool]] = []
@@ -234,6 +244,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
     result.problems = list(dict.fromkeys(replace(p, file=shown(p.file)) for p in result.problems))
     result.problems.sort(key=lambda p: (p.file, p.line, p.col, p.json_path, p.message))
     result.ignored = [(shown(name), why) for name, why in result.ignored]
+    result.unchecked = [shown(name) for name in result.unchecked]
     if cache is not None:
         cache.save()
     return result

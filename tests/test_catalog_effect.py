@@ -310,3 +310,19 @@ def test_an_unchanged_catalog_changes_no_column():
     assert compare(before, rows(row("a", 1.0), row("b", None))).columns == {}
     moved = compare(before, rows(row("a", 2.0), row("b", None)))
     assert moved.columns == {"results.cost_usd": 1, "costs.cost_usd": 1} and moved.any_column == 1
+
+
+def test_a_broken_catalog_gets_no_effect_preview_and_its_submissions_wait(repo):  # noqa: F811
+    """Against a catalog that lost its accelerators to a typo, every result would 'leave the
+    boards' and every accelerator read as removed: neither is shown; the typo is."""
+    path = repo / "catalog/accelerators.yaml"
+    path.write_text(path.read_text().replace("chips_per_device: 1", "chips_per_device: one", 1))
+    commit(repo)
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1
+    assert "must be a number, not string 'one'" in result.out
+    assert "catalog change: its effect" not in result.out and "removed (" not in result.out, result.out
+    assert result.out.rstrip().endswith(
+        "1 changed file checked against main: 1 problem; 2 submission files not checked until the catalog's "
+        "problems are fixed, nor the catalog change's effect computed"
+    ), result.out

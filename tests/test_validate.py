@@ -792,6 +792,29 @@ def test_catalog_problems_are_reported(empty_project):
     assert "prices.yaml:" in result.out and "unknown accelerator 'tpu-v9'" in result.out
 
 
+def test_a_broken_catalog_is_reported_alone_not_with_every_submission_failing(empty_project):
+    """One typo in accelerators.yaml left the catalog without accelerators, and every submission
+    failed with 'unknown accelerator': 2,601 problems for one. The catalog's problem is reported;
+    the submissions wait for it, counted, and fail the run all the same."""
+    place(empty_project, MLPERF)
+    place(empty_project, PUBLISHED, round_="published")
+    path = empty_project / "catalog" / "accelerators.yaml"
+    path.write_text(path.read_text().replace("chips_per_device: 1", "chips_per_device: one", 1))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "accelerators.yaml:" in result.out and "must be a number, not string 'one'" in result.out
+    assert "unknown accelerator" not in result.out and "entry.yaml" not in result.out, result.out
+    assert result.err.strip().endswith(
+        "1 problem in 1 file; 2 submission files not checked until the catalog's problems are fixed"
+    ), result.err
+    report = json.loads(run_cli("validate", "--format", "json", cwd=empty_project).out)
+    assert report["valid"] is False and len(report["problems"]) == 1
+    assert sorted(report["unchecked"]) == [
+        "submissions/mlperf-training-v1.1/acme-labs/entry.yaml",
+        "submissions/published/acme-labs/entry.yaml",
+    ]
+
+
 def test_python_api_validate_collects_entries(empty_project):
     place(empty_project, MLPERF)
     result = validate_paths([empty_project / "submissions"], empty_project / "catalog", today=dt.date(2022, 1, 1))
