@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -87,7 +88,7 @@ def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]
             doc.problem(
                 path,
                 f"must be {_article(wanted)}, not {_json_type(error.instance)} {_short(error.instance)}",
-                _type_hint(wanted, error.instance),
+                _type_hint(wanted, error.instance, yaml=not doc.file.lower().endswith(".json")),
             )
         ]
     if kind == "pattern" and error.validator_value.startswith("^[0-9]{4}"):
@@ -135,8 +136,17 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _type_hint(wanted: str, value: object) -> str | None:
+# Exponent forms PyYAML (YAML 1.1) reads as text: its floats need a dot and a signed exponent.
+_TEXT_EXPONENT = re.compile(r"([-+]?[0-9]+)(?:\.([0-9]*))?[eE]([-+]?)([0-9]+)")
+
+
+def _type_hint(wanted: str, value: object, yaml: bool = True) -> str | None:
     if wanted in ("number", "integer") and isinstance(value, str):
+        found = _TEXT_EXPONENT.fullmatch(value.strip())
+        if found and yaml:
+            whole, fraction, sign, exponent = found.groups()
+            number = f"{whole}.{fraction or '0'}e{sign or '+'}{exponent}"
+            return f"YAML reads {value.strip()} as text, not a number (it needs a dot and a signed exponent): write {number}"
         return "write the number without quotes or units"
     if wanted == "string" and isinstance(value, (int, float)):
         return "put the value in quotes"

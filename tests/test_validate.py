@@ -905,3 +905,25 @@ def test_a_worker_that_dies_is_an_error_not_a_hang(project, monkeypatch):
     monkeypatch.setattr(validate_module, "_check_one", dies_on_one)
     with pytest.raises(CheckFailed, match="worker process"):
         validate_paths([project / "submissions"], project / "catalog", jobs=2)
+
+
+@pytest.mark.parametrize(
+    "written, hint",
+    [
+        ("7e9", "YAML reads 7e9 as text, not a number (it needs a dot and a signed exponent): write 7.0e+9"),
+        ("1.5E3", "write 1.5e+3"),
+        ("-2e+4", "write -2.0e+4"),
+        ('"64"', "write the number without quotes or units"),
+        ("64 chips", "write the number without quotes or units"),
+    ],
+)
+def test_a_number_yaml_reads_as_text_gets_a_hint_that_fixes_it(empty_project, written, hint):
+    place(empty_project, edit(MLPERF, "count: 64", f"count: {written}"))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "$.system.count: must be a number, not string" in result.out
+    assert hint in result.out, result.out
+    fixed = hint.rsplit("write ", 1)[1]
+    if fixed[0].isdigit() or fixed[0] == "-":  # the number the hint gives is one YAML reads as a number
+        import yaml
+
+        assert isinstance(yaml.safe_load(f"a: {fixed}")["a"], float)
