@@ -44,8 +44,20 @@ def is_url(db: str | Path) -> bool:
     return "://" in str(db)
 
 
+# The storage format of every DuckDB file written: the oldest that holds every type the tables
+# use, so DuckDB 1.0 and later read it (the SQL page's DuckDB-WASM, an analyst's older CLI); a
+# newer DuckDB's own format is one older ones refuse ("a newer version of DuckDB").
+STORAGE_VERSION = "v1.0.0"
+
+
 def engine_for(db: str | Path) -> sa.Engine:
-    return sa.create_engine(str(db) if is_url(db) else f"duckdb:///{Path(db)}")
+    """An engine for a server URL or a DuckDB file; a DuckDB file it creates is written in
+    STORAGE_VERSION's format (an existing file keeps its own)."""
+    if is_url(db):
+        return sa.create_engine(str(db))
+    return sa.create_engine(
+        f"duckdb:///{Path(db)}", connect_args={"config": {"storage_compatibility_version": STORAGE_VERSION}}
+    )
 
 
 def catalog_rows(catalog: Catalog) -> dict[str, list[dict]]:

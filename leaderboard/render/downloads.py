@@ -272,19 +272,13 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         pass  # an unreadable previous file only means a new one is shipped
 
 
-# The storage format of the site's DuckDB file: the oldest that holds every type the tables use,
-# so DuckDB 1.0 and later read it, the SQL page's DuckDB-WASM among them (a newer DuckDB's own
-# format is one older ones refuse: "a newer version of DuckDB").
-STORAGE_VERSION = "v1.0.0"
-
-
 def _attach_target(connection: duckdb.DuckDBPyConnection, target: Path) -> None:
     target.unlink(missing_ok=True)
-    connection.execute(f"ATTACH {_literal(target)} AS site_target (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+    connection.execute(f"ATTACH {_literal(target)} AS site_target (STORAGE_VERSION {_literal(store.STORAGE_VERSION)})")
 
 
 def _storage_copy(db: Path, target: Path) -> None:
-    """The database file again, every table and key, in the STORAGE_VERSION format."""
+    """The database file again, every table and key, in store.STORAGE_VERSION's format."""
     with duckdb.connect() as connection:
         connection.execute(f"ATTACH {_literal(db)} AS site_source (READ_ONLY)")
         _attach_target(connection, target)
