@@ -6,6 +6,7 @@ the date (the lowest amount that day, then the first price_id); among providers 
 chip-hour (per chip for purchase), then the first provider, then the first price_id. When no
 price is that old, the earliest later ones compete the same way, and the cost is flagged with
 the gap in days. at_date NULL prices every result at its own date: the `costs` table's choice.
+A tier outside normalize.TIERS is an error in both engines, never a table of NULL costs.
 
     SELECT * FROM costs_at(DATE '2025-01-01', 'on-demand');   -- every result at 2025's prices
     SELECT * FROM costs_at(NULL, '1-year');                   -- each at its own date (= costs)
@@ -14,6 +15,8 @@ the gap in days. at_date NULL prices every result at its own date: the `costs` t
 from __future__ import annotations
 
 import sqlalchemy as sa
+
+from leaderboard.normalize import TIERS
 
 # (name, PostgreSQL type) of what costs_at returns, in order; README documents each.
 COLUMNS = (
@@ -51,7 +54,7 @@ COLUMN_DOCS = {
 _BODY = """
 WITH asked AS (
     SELECT r.entry_id, r.accelerator, r.chips, r.chip_hours, COALESCE(CAST(at_date AS DATE), r.date) AS priced_at
-    FROM results r
+    FROM results r{guard}
 ),
 candidates AS (
     SELECT a.entry_id, p.price_id, p.provider, p.usd, p.date AS price_date,
@@ -95,18 +98,38 @@ LEFT JOIN prices p ON p.price_id = c.price_id
 """
 
 
+def unknown_tier_message(tier: str) -> str:
+    return f"costs_at: unknown tier '{tier}'; the tiers are " + ", ".join(TIERS)
+
+
+_TIER_LIST = ", ".join(f"'{tier}'" for tier in TIERS)
+
+
+def _message_sql(tier_text: str) -> str:
+    """unknown_tier_message as an SQL expression around the tier's text (no %: a driver reads it)."""
+    before, after = (part.replace("'", "''") for part in unknown_tier_message("\0").split("\0"))
+    return f"'{before}' || {tier_text} || '{after}'"
+
+
 def duckdb_sql() -> str:
-    return f"CREATE OR REPLACE MACRO costs_at(at_date, at_tier) AS TABLE {_BODY.format(collate='')}"
+    # error() stops the query at the first row that reaches it: a tier outside TIERS, or NULL.
+    message = _message_sql("COALESCE(CAST(at_tier AS TEXT), 'NULL')")
+    guard = f"\n    WHERE CASE WHEN CAST(at_tier AS TEXT) IN ({_TIER_LIST}) THEN TRUE ELSE error({message}) END"
+    return f"CREATE OR REPLACE MACRO costs_at(at_date, at_tier) AS TABLE {_BODY.format(collate='', guard=guard)}"
 
 
 def postgresql_sql() -> str:
     returns = ", ".join(f"{name} {kind}" for name, kind in COLUMNS)
-    body = _BODY.format(collate=' COLLATE "C"')
-    # Inside the function, a column's name wins over an OUT parameter's of the same name
-    # (PostgreSQL's rule for SQL functions), so the body reads as in DuckDB.
+    body = _BODY.format(collate=' COLLATE "C"', guard="")
+    message = _message_sql("COALESCE(at_tier, 'NULL')")
+    # PL/pgSQL, to raise the unknown tier's error; #variable_conflict use_column makes a column's
+    # name win over an OUT parameter's of the same name, so the body reads as in DuckDB.
     return (
         f"CREATE OR REPLACE FUNCTION costs_at(at_date date, at_tier text) RETURNS TABLE ({returns}) "
-        f"LANGUAGE sql STABLE AS $body$ {body} $body$"
+        "LANGUAGE plpgsql STABLE AS $body$\n#variable_conflict use_column\nBEGIN\n"
+        f"IF at_tier IS NULL OR at_tier NOT IN ({_TIER_LIST}) THEN\n"
+        f"  RAISE EXCEPTION USING MESSAGE = {message};\nEND IF;\n"
+        f"RETURN QUERY {body};\nEND\n$body$"
     )
 
 

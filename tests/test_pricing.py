@@ -3,12 +3,13 @@ macro against the costs table on the shipped data, and the catalog's price anoma
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
 
-from leaderboard import store
+from leaderboard import costs_at, store
 from leaderboard.build import build
 from leaderboard.catalog import Accelerator, Price, load_catalog
 from leaderboard.inflation import adjust, dollars_of, latest_month, month_of
@@ -277,6 +278,14 @@ def test_costs_at_each_results_own_date_is_the_costs_table(shipped, tier):
     assert count == rows(shipped, "SELECT count(*) FROM results")[0][0] and differ == 0
 
 
+@pytest.mark.parametrize("tier", ["'on_demand'", "'On-Demand'", "NULL"])
+def test_costs_at_refuses_a_tier_it_does_not_know(shipped, tier):
+    """A typo used to price nothing, silently: every cost NULL."""
+    shown = "NULL" if tier == "NULL" else tier.strip("'")
+    with pytest.raises(Exception, match=re.escape(costs_at.unknown_tier_message(shown))):
+        rows(shipped, f"SELECT count(*) FROM costs_at(NULL, {tier})")
+
+
 def test_costs_at_one_date_prices_the_results_of_that_date_as_costs_does(shipped):
     dates = [
         d for (d,) in rows(shipped, "SELECT DISTINCT date FROM results WHERE round_kind = 'mlperf-training' ORDER BY 1")
@@ -326,6 +335,8 @@ def test_postgresql_has_the_same_costs_at(postgres_url, tmp_path: Path):
             f"JOIN costs c ON c.entry_id = a.entry_id AND c.tier = '{tier}'",
         )
         assert count == 3 and differ == 0
+    with pytest.raises(Exception, match=re.escape(costs_at.unknown_tier_message("spot-instance"))):
+        rows(postgres_url, "SELECT count(*) FROM costs_at(NULL, 'spot-instance')")
 
 
 # ---- the site built from the shipped data (shared with test_site.py in one session) -------------
