@@ -118,7 +118,9 @@ def test_every_field_of_the_comment_is_escaped():
     check = PullRequestCheck("main")
     check.problems = [Problem(f"submissions/{evil}.yaml", 3, 1, f"$.{evil}", evil, evil)]
     check.deleted = [f"submissions/{evil}.yaml"]
-    check.diffs = [EntryDiff(f"submissions/{evil}.yaml", "modified", [FieldChange(f"source.{evil}", evil, evil)])]
+    check.diffs = [
+        EntryDiff(f"submissions/{evil}.yaml", "modified", [FieldChange(f"source.{evil}", evil, evil)], submitter=evil)
+    ]
     check.misplaced = [Misplaced(f"{evil}.yaml", evil)]
     markdown = as_markdown(check)
     rendered = RENDER.render(markdown)
@@ -128,8 +130,9 @@ def test_every_field_of_the_comment_is_escaped():
     for table in re.findall(r"<table>.*?</table>", rendered, re.S):  # a pipe in a value makes no extra cell
         heads = len(re.findall(r"<th>", table))
         assert all(len(re.findall(r"<td>", row)) == heads for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:])
-    # each shown whole: a problem's file, field, message and hint; a deletion; a diff's four; a misplaced file's two
-    assert rendered_text(markdown).count(evil) == 11
+    # each shown whole: a problem's file, field, message and hint; a deletion; a diff's four; a misplaced file's
+    # two; the changed result's file, submitter and field, first
+    assert rendered_text(markdown).count(evil) == 14
 
 
 def test_check_pr_comment_shows_a_hostile_value_as_text(repo):  # noqa: F811
