@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,66 @@ def results(out) -> list[dict]:
 
     names, rows = store.run_query(out.parent / "leaderboard.duckdb", "SELECT * FROM results ORDER BY entry_id")
     return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+class _Text(HTMLParser):
+    """A page's visible text, with a line break at every block element's edge."""
+
+    BLOCK = frozenset(
+        "p div li td th h1 h2 h3 h4 h5 h6 br tr section ul ol table caption figcaption figure nav header "
+        "footer main article aside summary details dt dd dl option select label button pre blockquote "
+        "thead tbody form input textarea legend fieldset title".split()
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.hidden += tag in ("script", "style", "svg")
+        self.parts += ["\n"] if tag in self.BLOCK else []
+
+    def handle_endtag(self, tag):
+        self.hidden -= tag in ("script", "style", "svg")
+        self.parts += ["\n"] if tag in self.BLOCK else []
+
+    def handle_data(self, data):
+        self.parts += [] if self.hidden else [data]
+
+
+def visible_text(path: Path) -> str:
+    parser = _Text()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return "".join(parser.parts)
+
+
+# Text that Epoch AI's price notes hold as they are ("Iowa (us-central1),Oregon,East US").
+QUOTED = ("(us-central1),Oregon", "(europe-west4),Singapore")
+
+
+def test_no_sentence_runs_into_the_next_and_counts_agree_with_their_nouns(out):
+    """A template's line break after a block tag vanished ("Arrow).Chip-hours"); "1 results",
+    "0 fastest and 0 slowest", "from MLPerf HPC v3.0 to MLPerf HPC v3.0" read as machine text."""
+    glued, wrong = [], []
+    for path in sorted(out.rglob("*.html")):
+        text = visible_text(path)
+        for found in re.finditer(r"[a-z)\]][.,;:](?=[A-Z][a-z])", text):
+            context = text[max(0, found.start() - 20) : found.end() + 12]
+            if not any(quoted in context for quoted in QUOTED):
+                glued.append((path.relative_to(out).as_posix(), context))
+        flat = " ".join(text.split())
+        for pattern in (r"\b1 (results|benchmarks|runs)\b", r"dropping the 0 fastest and 0 slowest", r"\bof 1 runs\b"):
+            wrong += [(path.relative_to(out).as_posix(), m.group(0)) for m in re.finditer(pattern, flat)]
+        wrong += [
+            (path.relative_to(out).as_posix(), m.group(0))
+            for m in re.finditer(r"\bfrom ((?:MLPerf|DAWNBench)[\w .]*?) to \1(?=[ .;)])", flat)
+        ]
+    assert not glued, glued[:10]
+    assert not wrong, wrong[:10]
+
+
+def test_the_quality_of_a_lower_is_better_metric_is_one_each_run_reached_at_most(out):
+    texts = {p: visible_text(p) for p in (out / "entries").rglob("*.html")}
+    said = [t for t in texts.values() if "is the worst of the counted runs'" in t]
+    assert any("reached at most that" in t for t in said) and any("reached at least that" in t for t in said)

@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from leaderboard.cache import digest
 from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
+from leaderboard.problems import plural
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import model
 from leaderboard.render.charts import Chart
@@ -51,6 +52,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = number
     env.filters["usd"] = usd
     env.filters["significant"] = significant
+    env.filters["plural"] = plural
     env.filters["script_json"] = script_json
     env.filters["slug"] = slug
     env.globals.update(
