@@ -101,6 +101,8 @@ def test_sorting_updates_the_order_ranks_and_url(visit, out):
     assert "sort=chip_hours" in page.url
     assert page.locator('section[data-division="closed"] tbody tr').first.locator("td.rank").inner_text() == "1"
     assert page.locator('section[data-division="closed"] th.rank-head').first.inner_text() == "Rank by chip-hours"
+    caption = page.locator('section[data-division="closed"] table.board caption')
+    assert "ranked by chip-hours" in caption.inner_text() and "ranked by minutes" not in caption.inner_text()
     # Cost in another tier, sorted by it; results without a price go last.
     page.select_option('select[name="tier"]', "3-year")
     page.select_option('select[name="sort"]', "cost")
@@ -108,6 +110,7 @@ def test_sorting_updates_the_order_ranks_and_url(visit, out):
     assert costs == sorted(costs)
     assert "tier=3-year" in page.url and "sort=cost" in page.url
     assert page.locator('section[data-division="closed"] th.cost-head').inner_text() == "Cost (3-year)"
+    assert "ranked by cost (3-year)" in caption.inner_text()
     # The URL is a permalink: opening it gives the same view.
     permalink = page.url
     order = visible_entries(page)

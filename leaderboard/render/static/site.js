@@ -275,6 +275,12 @@
           if (visible && divisionShown) shown += 1;
         });
         table.querySelector("th.cost-head").textContent = costHead(s);
+        // The caption says what the rows are ranked by: the sort chosen, the cost's tier and prices.
+        var caption = table.querySelector("caption");
+        if (caption) {
+          var by = s.sort === "cost" ? "cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")" : METRIC_LABEL[s.sort];
+          caption.textContent = caption.textContent.replace(/ranked by [^;.]+/, "ranked by " + by);
+        }
         table.querySelector("th.rank-head").textContent = s.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[s.sort];
         table.querySelectorAll("th[data-sort]").forEach(function (th) {
           if (th.dataset.sort === s.sort) th.setAttribute("aria-sort", "ascending"); else th.removeAttribute("aria-sort");
