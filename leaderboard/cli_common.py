@@ -17,9 +17,24 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
+def _database(context: click.Context, parameter: click.Parameter, value: str) -> str:
+    """A DuckDB file or a PostgreSQL URL: any other URL (sqlite://, mysql://) is refused before a
+    connection, which could create an empty file or fail on the first DuckDB-only statement."""
+    scheme = value.split("://", 1)[0].lower() if "://" in value else None
+    if scheme is not None and not scheme.startswith(("postgresql", "duckdb")):
+        raise click.BadParameter(
+            f"{scheme}:// is not a database the leaderboard writes: give a DuckDB file "
+            "(leaderboard.duckdb) or a postgresql+psycopg:// URL",
+            context,
+            parameter,
+        )
+    return value
+
+
 # The --db option of every command that reads or writes the database.
 DB = click.option(
     "--db",
+    callback=_database,
     default=DEFAULT_DB,
     envvar=DB_ENV,
     show_default=True,

@@ -34,10 +34,38 @@ def single_statement(sql: str) -> str:
         )
     (statement,) = statements
     if statement.type not in READ_ONLY:
-        raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {_kind(statement.type)}")
+        raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {_kind(statement)}")
+    if statement.type == duckdb.StatementType.EXPLAIN:
+        explained = _explained(statement.query)
+        if explained is not None and explained.type not in READ_ONLY:
+            raise RefusedQuery(
+                f"only a single read-only query ({ALLOWED}) is allowed: EXPLAIN of {_kind(explained)} "
+                "plans a change the database refuses"
+            )
     return statement.query
 
 
-def _kind(kind: duckdb.StatementType) -> str:
-    """CREATE, DELETE, ... as the statement type's name says it (StatementType.CREATE -> CREATE)."""
-    return str(kind).rsplit(".", 1)[-1].replace("_", " ")
+def _explained(query: str):
+    """The statement an EXPLAIN [ANALYZE] [(options)] plans, read by DuckDB's tokenizer and parser."""
+    tokens = duckdb.tokenize(query)
+    words = [
+        query[start:end].strip().upper()
+        for (start, _), (end, _) in zip(tokens, [*tokens[1:], (len(query), None)], strict=True)
+    ]
+    index, depth = 1, 0
+    while index < len(tokens) and (depth or words[index] in ("ANALYZE", "(")):
+        depth += words[index] == "("
+        depth -= words[index] == ")"
+        index += 1
+    if index >= len(tokens):
+        return None
+    inner = duckdb.extract_statements(query[tokens[index][0] :])
+    return inner[0] if inner else None
+
+
+def _kind(statement) -> str:
+    """CREATE, DELETE, ... as the statement type's name says it (StatementType.CREATE -> CREATE);
+    INSTALL and LOAD, one type to the parser, by the statement's first word."""
+    if statement.type == duckdb.StatementType.LOAD and statement.query.split():
+        return statement.query.split(None, 1)[0].upper()
+    return str(statement.type).rsplit(".", 1)[-1].replace("_", " ")

@@ -72,11 +72,21 @@ def test_one_read_only_statement_passes(sql, kept):
         ("COPY results TO 'x.csv'", RefusedQuery, "not COPY"),
         ("SET threads = 1", RefusedQuery, "not SET"),
         ("PRAGMA version", RefusedQuery, "not PRAGMA"),
+        ("INSTALL httpfs", RefusedQuery, "is allowed, not INSTALL"),
+        ("LOAD httpfs", RefusedQuery, "is allowed, not LOAD"),
+        ("EXPLAIN DELETE FROM results", RefusedQuery, "EXPLAIN of DELETE plans a change the database refuses"),
+        ("explain analyze update results set rank = 1", RefusedQuery, "EXPLAIN of UPDATE"),
+        ("EXPLAIN (FORMAT json) INSERT INTO results (entry_id) VALUES ('x')", RefusedQuery, "EXPLAIN of INSERT"),
     ],
 )
 def test_anything_else_is_refused_with_the_reason(sql, refusal, message):
     with pytest.raises(refusal, match=message):
         single_statement(sql)
+
+
+@pytest.mark.parametrize("sql", ["EXPLAIN SELECT 1", "EXPLAIN ANALYZE SELECT 1", "EXPLAIN (FORMAT json) FROM results"])
+def test_explaining_a_query_is_allowed(sql):
+    assert single_statement(sql) == sql
 
 
 def test_sql_duckdb_cannot_read_gets_its_parser_message():
@@ -274,3 +284,11 @@ def test_python_reads_the_database_the_environment_names(shipped, tmp_path, monk
     monkeypatch.delenv("LEADERBOARD_DB")
     with pytest.raises(FileNotFoundError, match="no database at leaderboard.duckdb"):
         leaderboard.connect()
+
+
+@pytest.mark.parametrize("url", ["sqlite:///{folder}/x.sqlite", "mysql://user@host/db", "postgres://user@host/db"])
+def test_a_database_url_the_leaderboard_does_not_write_is_refused_before_connecting(tmp_path, url):
+    url = url.format(folder=tmp_path)
+    result = run_cli("query", "--db", url, "SELECT 1", cwd=tmp_path)
+    assert result.code == 2 and "is not a database the leaderboard writes" in result.err, result.err
+    assert not (tmp_path / "x.sqlite").exists()  # SQLAlchemy's sqlite driver used to create it
