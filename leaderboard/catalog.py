@@ -236,6 +236,9 @@ class Catalog:
     providers: tuple[Provider, ...] = ()
     organizations: tuple[organizations.Organization, ...] = ()
     problems: list[Problem] = field(default_factory=list)
+    # Catalog files whose records are missing: absent, unreadable, or failing their schema. A
+    # submission checked against such a catalog fails for the catalog's fault (validate waits).
+    unread: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     _by_alias: dict[str, Accelerator] | None = field(default=None, repr=False, compare=False)
 
@@ -285,6 +288,7 @@ def load_catalog(directory: Path) -> Catalog:
         Problem(name, None, None, "$", not_regular(what), NOT_REGULAR_HINT) for name, what in special_files(directory)
     ]
     if Path(directory).is_symlink():
+        catalog.unread.append(str(directory))
         return catalog  # the catalog folder itself is a link: nothing in it is read
     data: dict[str, Any] = {}
     price_docs: list[tuple[Any, Any]] = []
@@ -296,15 +300,18 @@ def load_catalog(directory: Path) -> Catalog:
             catalog.problems.append(
                 Problem(str(directory / f"{name}.yaml"), None, None, "$", f"catalog file {name}.yaml is missing")
             )
+            catalog.unread.append(f"{name}.yaml")
             continue
         catalog.files.append(path)
         doc = load(path)
         catalog.problems += doc.problems
         if doc.data is None:
+            catalog.unread.append(str(path))
             continue
         problems = schemas.check(doc, name)
         catalog.problems += problems
         if problems:
+            catalog.unread.append(str(path))
             continue
         if name == "prices":
             price_docs.append((doc, doc.data))

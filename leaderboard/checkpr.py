@@ -72,7 +72,7 @@ class PullRequestCheck:
     misplaced: list[Misplaced] = field(default_factory=list)
     paths: list[changes.ChangedPath] = field(default_factory=list)  # every changed path outside submissions/
     catalog_effect: catalog_effect.CatalogEffect | None = None  # a catalog change: what it moves
-    unchecked: int = 0  # submission files not checked (nor the effect computed): the catalog has problems
+    unchecked: int = 0  # submission files not checked (nor the effect computed): a catalog file is unread
     previews: list[Preview] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
@@ -197,7 +197,7 @@ def check_pull_request(
             result.misplaced.append(Misplaced(change.file, why))
     result.paths = changes.changed_paths(repo, merge_base, submissions)
     result.unchecked = len(validation.unchecked)
-    catalog_broken = validation.catalog is None or bool(validation.catalog.problems)
+    catalog_broken = validation.catalog is None or bool(validation.catalog.unread)
     if any(p.kind == "catalog" for p in result.paths) and not catalog_broken:
         result.catalog_effect = catalog_effect.catalog_effect(repo, merge_base, catalog, submissions, today)
     if validation.catalog is None or validation.catalog.problems:

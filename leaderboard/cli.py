@@ -96,9 +96,10 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
     (hint), the path from the project folder, and each file it did not read. A valid file that
     check-pr refuses (a closed round's file its importer did not write, or a file that claims an
-    importer wrote it) is named on stderr, "check-pr refuses ...". While a catalog file has
-    problems, only they are reported: the submissions are counted as not checked (JSON:
-    "unchecked"), not failed one by one for the catalog's fault. Exit 0 when all files are
+    importer wrote it) is named on stderr, "check-pr refuses ...". While a catalog file
+    cannot be read (unparsable, or failing its schema), only the catalog's problems are
+    reported: the submissions are counted as not checked (JSON: "unchecked"), not failed one by
+    one for the catalog's fault. Exit 0 when all files are
     valid, 1 otherwise or when no file was checked.
     """
     from leaderboard.problems import plural

@@ -40,7 +40,7 @@ MINUTES_TOLERANCE_ABS = 0.0005  # minutes written with three decimals
 MINUTES_TOLERANCE_REL = 1e-5
 
 
-UNCHECKED = "{} not checked until the catalog's problems are fixed"
+UNCHECKED = "{} not checked until every catalog file can be read"
 
 
 @dataclass
@@ -51,8 +51,8 @@ class ValidationResult:
     catalog: Catalog | None = None
     duplicates: list[Entry] = field(default_factory=list)  # valid files set aside: each duplicates another
     ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why): named, or met in a folder, not read
-    # Submission files not checked because the catalog has problems: against a catalog missing a
-    # file's worth of records, every one of them would fail for the catalog's fault.
+    # Submission files not checked because a catalog file could not be read (catalog.unread):
+    # against a catalog missing a file's worth of records, each would fail for the catalog's fault.
     unchecked: list[str] = field(default_factory=list)
 
     @property
@@ -212,7 +212,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
         if key is not None:
             keys[path] = key
         pending.append((path, named))
-    if catalog.problems:
+    if catalog.unread:
         result.unchecked = [str(item) for item, named in pending if named and isinstance(item, Path)]
         pending = [(item, named) for item, named in pending if not isinstance(item, Path)]
         tick(len(result.unchecked))

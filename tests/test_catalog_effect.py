@@ -323,6 +323,6 @@ def test_a_broken_catalog_gets_no_effect_preview_and_its_submissions_wait(repo):
     assert "must be a number, not string 'one'" in result.out
     assert "catalog change: its effect" not in result.out and "removed (" not in result.out, result.out
     assert result.out.rstrip().endswith(
-        "1 changed file checked against main: 1 problem; 2 submission files not checked until the catalog's "
-        "problems are fixed, nor the catalog change's effect computed"
+        "1 changed file checked against main: 1 problem; 2 submission files not checked until every catalog "
+        "file can be read, nor the catalog change's effect computed"
     ), result.out

@@ -805,7 +805,7 @@ def test_a_broken_catalog_is_reported_alone_not_with_every_submission_failing(em
     assert "accelerators.yaml:" in result.out and "must be a number, not string 'one'" in result.out
     assert "unknown accelerator" not in result.out and "entry.yaml" not in result.out, result.out
     assert result.err.strip().endswith(
-        "1 problem in 1 file; 2 submission files not checked until the catalog's problems are fixed"
+        "1 problem in 1 file; 2 submission files not checked until every catalog file can be read"
     ), result.err
     report = json.loads(run_cli("validate", "--format", "json", cwd=empty_project).out)
     assert report["valid"] is False and len(report["problems"]) == 1
