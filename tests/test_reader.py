@@ -258,3 +258,17 @@ def test_the_quality_of_a_lower_is_better_metric_is_one_each_run_reached_at_most
     texts = {p: visible_text(p) for p in (out / "entries").rglob("*.html")}
     said = [t for t in texts.values() if "is the worst of the counted runs'" in t]
     assert any("reached at most that" in t for t in said) and any("reached at least that" in t for t in said)
+
+
+def test_the_footer_dates_the_results_and_the_prices_apart(out):
+    """'Data as of' gave the newest result's date while the boards' latest prices were newer."""
+    from conftest import ROOT
+
+    from leaderboard.catalog import load_catalog
+
+    catalog = load_catalog(ROOT / "catalog")
+    newest_price = max(str(p.date) for p in catalog.prices)
+    footer = " ".join(visible_text(out / "index.html").split())
+    found = re.search(r"Results as of (\d{4}-\d\d-\d\d); prices as of (\d{4}-\d\d-\d\d)\.", footer)
+    assert found, footer[-300:]
+    assert found.group(2) == newest_price

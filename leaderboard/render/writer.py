@@ -264,6 +264,7 @@ class SiteWriter:
             # In the context, so the reuse key changes with the base URL: its pages are drawn again.
             "canonical": self.absolute_url(relative),
             "newest_date": self.data.newest_date,
+            "newest_price_date": self.data.prices_as_of,
             "rounds": self.data.rounds,
             **context,
         }
