@@ -116,6 +116,40 @@ def test_every_table_ships_as_csv_parquet_and_arrow_with_the_databases_columns(p
             assert len(csv) == count, name
 
 
+# pandas dtype of each column type of the database (schema_tables), read as the README says.
+PANDAS_DTYPES = {
+    "Text": "string[pyarrow]",
+    "BigInteger": "int64[pyarrow]",
+    "Double": "double[pyarrow]",
+    "Boolean": "bool[pyarrow]",
+    "Date": "date32[day][pyarrow]",
+}
+
+
+def test_the_readmes_pandas_recipes_give_every_table_its_databases_types(project):
+    """Parquet, CSV and Arrow read into pandas as the README shows give the same dtypes, the
+    database's types, NULLs kept (an integer column with NULLs stays integer)."""
+    import pandas as pd
+    import pyarrow.feather
+
+    data = project / "site" / "data"
+    for name in TABLES:
+        table = store.metadata.tables[name]
+        expected = {c.name: PANDAS_DTYPES[type(c.type).__name__] for c in table.columns}
+        frames = {
+            "parquet": pd.read_parquet(data / f"{name}.parquet", dtype_backend="pyarrow"),
+            "csv": pd.read_csv(data / f"{name}.csv", engine="pyarrow", dtype_backend="pyarrow"),
+            "arrow": pyarrow.feather.read_table(data / f"{name}.arrow").to_pandas(types_mapper=pd.ArrowDtype),
+        }
+        for kind, frame in frames.items():
+            got = {column: str(dtype) for column, dtype in frame.dtypes.items()}
+            # A CSV column with no value at all has no type to infer: pyarrow reads it as null.
+            empty = {c for c in got if kind == "csv" and frame[c].isna().all()}
+            assert {c: t for c, t in got.items() if c not in empty} == {
+                c: t for c, t in expected.items() if c not in empty
+            }, (name, kind)
+
+
 def test_the_sites_database_is_every_table_in_a_format_older_duckdbs_read(project):
     """data/leaderboard.duckdb, what the SQL page attaches, holds the built database's tables and
     rows, in the storage format of DuckDB 1.0 (DuckDB-WASM reads no newer one)."""
