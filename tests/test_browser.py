@@ -111,6 +111,14 @@ def test_sorting_updates_the_order_ranks_and_url(visit, out):
     assert "tier=3-year" in page.url and "sort=cost" in page.url
     assert page.locator('section[data-division="closed"] th.cost-head').inner_text() == "Cost (3-year)"
     assert "ranked by cost (3-year)" in caption.inner_text()
+    # Each cost says what it rests on, in the tier shown: the 3-year price per chip-hour and its provider.
+    first = page.locator('section[data-division="closed"] tbody tr').first
+    basis = first.locator("td.cost small.price-basis").inner_text()
+    assert (
+        basis == first.get_attribute("data-basis-3-year")
+        and basis.endswith(("/chip-hour", ""))
+        and "/chip-hour" in basis
+    )
     # The URL is a permalink: opening it gives the same view.
     permalink = page.url
     order = visible_entries(page)

@@ -29,7 +29,7 @@ from conftest import ROOT, run_cli
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import TIERS, competition_ranks, cost_marks, slug
-from leaderboard.render import charts, downloads, entries, feeds, model, painter, site, writer
+from leaderboard.render import charts, downloads, entries, feeds, model, painter, prices, site, writer
 from leaderboard.render import colours as colours_module
 
 HOSTILE_SYSTEM = "<script>alert(1)</script> \"double\" 'single' & Ünïcødé — 🚀 </td>"
@@ -325,7 +325,7 @@ def test_number_formats(value, number, usd):
     ],
 )
 def test_prices_show_four_significant_digits_without_exponents(value, shown):
-    assert writer.significant(value) == shown
+    assert prices.significant(value) == shown
 
 
 def test_script_json_cannot_close_the_script_element():
@@ -380,7 +380,9 @@ def test_every_result_is_on_its_leaderboard_with_its_rank_and_numbers(out, resul
         # missing cost reads "n/a", its reason behind it (a <details> disclosure).
         marks = "".join(cost_marks(row))
         if row["cost_usd"] is not None:
-            assert got["cost"] == writer.usd(row["cost_usd"]) + marks
+            # ... and says what it rests on: the price per chip-hour and its provider, from the database.
+            basis = f"${prices.significant(row['price_usd_per_chip_hour'])}/chip-hour, {row['price_provider']}"
+            assert got["cost"] == writer.usd(row["cost_usd"]) + basis + marks
         else:
             assert got["cost"].startswith("n/a")
         assert got.get("availability", "none") == (row["availability"] if row["round_kind"] != "published" else "none")

@@ -336,6 +336,9 @@ def board_script(board: Board) -> str:
             "marks": {tier: "; ".join(cost["marks"]) for tier, cost in r["costs"].items()},
             "latest_costs": r["latest_costs"],
             "latest_marks": {tier: "; ".join(marks) for tier, marks in r["latest_marks"].items()},
+            # What each cost rests on ("$2.48/chip-hour, AWS"), shown under it (render/prices.py).
+            "bases": {tier: cost["basis"] for tier, cost in r["costs"].items()},
+            "latest_bases": r["latest_bases"],
             # Why a tier has no cost, where it has none (shown behind an "n/a" disclosure).
             "cost_notes": {t: c["note"] for t, c in r["costs"].items() if c["cost_usd"] is None and c.get("note")},
             "quality": r["quality"],

@@ -4,6 +4,7 @@ the providers and dates that price it and its anomalies (pricing.anomalies)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 
 from leaderboard.catalog import Accelerator, Price
@@ -29,6 +30,29 @@ def latest_date(price_rows: list[dict]) -> str | None:
     return max((p["date"] for p in price_rows), default=None)
 
 
+def significant(value: float | None, digits: int = 4) -> str:
+    """A price to `digits` significant digits, never in exponent form: 2.449, 0.0123, 44,490
+    (a whole number from 10^(digits-1) up, every digit kept); empty for no value."""
+    if value is None:
+        return ""
+    if value == 0 or abs(value) >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def price_basis(tier: str, rate: float | None, provider: str | None, cost_usd: float | None, chips: float) -> str:
+    """What a cost rests on, as the boards show it under the cost: '$2.48/chip-hour, AWS';
+    a purchase cost '$30,000/chip, NVIDIA'. Empty without a cost."""
+    if cost_usd is None:
+        return ""
+    amount, unit = (cost_usd / chips, "chip") if tier == "purchase" else (rate, "chip-hour")
+    if amount is None:
+        return ""
+    return f"${significant(amount)}/{unit}" + (f", {provider}" if provider else "")
+
+
 def annotate(results: list[dict], accelerator_rows: dict[str, dict], price_rows: list[dict]) -> str | None:
     """Give every result row, per tier, its cost's `marks` and `latest_costs` / `latest_marks`:
     the cost at the prices in force on the catalog's latest price date. Returns that date."""
@@ -39,22 +63,26 @@ def annotate(results: list[dict], accelerator_rows: dict[str, dict], price_rows:
         prices_of.setdefault(price.accelerator, []).append(price)
     chosen: dict[tuple[str, str], object] = {}
     for row in results:
-        latest, latest_marks = {}, {}
+        latest, latest_marks, latest_bases = {}, {}, {}
         for tier in TIERS:
             cost = row["costs"][tier]
             cost["marks"] = cost_marks(cost)
+            cost["basis"] = price_basis(
+                tier, cost.get("usd_per_chip_hour"), cost.get("provider"), cost["cost_usd"], row["chips"]
+            )
             key = (row["accelerator"], tier)
             if key not in chosen:
                 part = parts.get(row["accelerator"])
                 chosen[key] = price_in_force(prices_of.get(key[0], []), part, tier, as_of) if part and as_of else None
             choice = chosen[key]
             if choice is None:
-                latest[tier], latest_marks[tier] = None, []
+                latest[tier], latest_marks[tier], latest_bases[tier] = None, [], ""
                 continue
             amount = row["chips"] * choice.price.usd if tier == "purchase" else row["chip_hours"] * choice.per_chip_hour
             latest[tier] = amount
             latest_marks[tier] = ["estimated price"] if choice.price.estimate else []
-        row["latest_costs"], row["latest_marks"] = latest, latest_marks
+            latest_bases[tier] = price_basis(tier, choice.per_chip_hour, choice.price.provider, amount, row["chips"])
+        row["latest_costs"], row["latest_marks"], row["latest_bases"] = latest, latest_marks, latest_bases
     return as_of
 
 

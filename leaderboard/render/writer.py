@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 from collections.abc import Callable
 from functools import partial
@@ -27,6 +26,7 @@ from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.model import SiteData
 from leaderboard.render.painter import Painter, renderer_version
+from leaderboard.render.prices import significant
 from leaderboard.render.reuse import PageReuse
 from leaderboard.rows import UNRANKED_REASONS
 
@@ -124,18 +124,6 @@ def number(value: float | None, digits: int = 3) -> str:
     if float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
     return f"{value:,.{digits}f}"
-
-
-def significant(value: float | None, digits: int = 4) -> str:
-    """A price to `digits` significant digits, never in exponent form: 2.449, 0.0123, 44,490
-    (a whole number from 10^(digits-1) up, every digit kept); empty for no value."""
-    if value is None:
-        return ""
-    if value == 0 or abs(value) >= 10 ** (digits - 1):
-        return f"{value:,.0f}"
-    decimals = digits - 1 - math.floor(math.log10(abs(value)))
-    text = f"{value:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def usd(value: float | None) -> str:

@@ -97,6 +97,8 @@
     TIERS.forEach(function (tier) {
       tr.setAttribute("data-cost-" + tier, r.costs[tier] === null ? "" : String(r.costs[tier]));
       tr.setAttribute("data-marks-" + tier, (r.marks || {})[tier] || "");
+      tr.setAttribute("data-basis-" + tier, (r.bases || {})[tier] || "");
+      tr.setAttribute("data-latest-basis-" + tier, (r.latest_bases || {})[tier] || "");
       var latest = (r.latest_costs || {})[tier];
       tr.setAttribute("data-latest-" + tier, latest === null || latest === undefined ? "" : String(latest));
       tr.setAttribute("data-latest-marks-" + tier, (r.latest_marks || {})[tier] || "");
@@ -258,6 +260,12 @@
           var cell = row.querySelector("td.cost");
           cell.textContent = "";
           cell.appendChild(costNode(cost, row.getAttribute("data-na-" + s.tier)));
+          // What the cost rests on: the price per chip-hour (per chip for purchase) and its provider.
+          var basis = row.getAttribute((s.prices === "latest" ? "data-latest-basis-" : "data-basis-") + s.tier);
+          if (cost !== null && basis) {
+            cell.appendChild(element("br"));
+            cell.appendChild(element("small", basis, "price-basis"));
+          }
           // A cost from a price dated after the result, or an estimated one, says so beside it.
           var marks = row.getAttribute((s.prices === "latest" ? "data-latest-marks-" : "data-marks-") + s.tier);
           if (cost !== null && marks) marks.split("; ").forEach(function (mark) {
