@@ -272,3 +272,22 @@ def test_the_footer_dates_the_results_and_the_prices_apart(out):
     found = re.search(r"Results as of (\d{4}-\d\d-\d\d); prices as of (\d{4}-\d\d-\d\d)\.", footer)
     assert found, footer[-300:]
     assert found.group(2) == newest_price
+
+
+def test_compare_offers_only_boards_with_something_to_compare(out):
+    """A board of one result was offered, and linked from its board and entry pages: picking it
+    showed one result and nothing to pick it against."""
+    text = (out / "compare.html").read_text(encoding="utf-8")
+    counts = [int(n) for n in re.findall(r'<option value="[^"]+">[^<]*\((\d+)\)</option>', text)]
+    assert counts and min(counts) >= 2
+    singles = 0
+    for board in (out / "boards").rglob("*.html"):
+        page_text = board.read_text(encoding="utf-8")
+        rows = len(re.findall(r"<tr id=", page_text))
+        if rows == 1 and "-page-" not in board.name:
+            singles += 1
+            assert "compare.html#board=" not in page_text, board
+            (entry_id,) = re.findall(r'data-entry="([^"]+)"', page_text)
+            entry = (out / "entries" / f"{entry_id}.html").read_text(encoding="utf-8")
+            assert "Compare with others" not in entry and "See it on the leaderboard" in entry
+    assert singles  # the shipped data has boards of one result

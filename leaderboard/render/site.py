@@ -117,11 +117,13 @@ def accelerator_looks(data: SiteData) -> dict[str, Style]:
 
 
 def _compare_page(site: SiteWriter) -> None:
+    # A board of one result offers nothing to compare: it is not listed (nor linked from its pages).
+    comparable = [b for b in site.data.boards if len(b.rows) >= 2]
     site.page(
         "compare.html",
         "compare.html",
-        boards=site.data.boards,
-        board_files={b.key: f"data/boards/{b.key}.js" for b in site.data.boards},
+        boards=comparable,
+        board_files={b.key: f"data/boards/{b.key}.js" for b in comparable},
     )
 
 
