@@ -112,6 +112,14 @@ def test_every_table_ships_as_csv_parquet_and_arrow_with_the_databases_columns(p
             assert (arrow.column_names, arrow.num_rows) == (columns, count), name
             feather = pyarrow.feather.read_table(data / f"{name}.arrow")
             assert feather.equals(parquet), name
+            # Each column's description travels with the file (the README's, from the schema).
+            described = {
+                f"description:{c.name}".encode(): c.comment.encode()
+                for c in store.metadata.tables[name].columns
+                if c.comment
+            }
+            assert described and pq.read_metadata(data / f"{name}.parquet").metadata.items() >= described.items()
+            assert feather.schema.metadata.items() >= described.items(), name
             csv = connection.execute(f"SELECT * FROM read_csv('{data / f'{name}.csv'}', header=true)").fetchall()
             assert len(csv) == count, name
 

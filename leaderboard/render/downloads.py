@@ -70,6 +70,15 @@ def _literal(value: object) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+def _parquet_options(table: str) -> str:
+    """COPY's options for a table's Parquet file: each column's description from the database's
+    schema (schema_tables) as the file's key-value metadata, 'description:<column>' ->
+    text, which pyarrow reads as pq.read_metadata(path).metadata (and the .arrow file keeps)."""
+    columns = store.metadata.tables[table].columns if table in store.metadata.tables else []
+    pairs = ", ".join(f"{_literal('description:' + c.name)}: {_literal(c.comment)}" for c in columns if c.comment)
+    return "FORMAT PARQUET, COMPRESSION ZSTD" + (f", KV_METADATA {{{pairs}}}" if pairs else "")
+
+
 def _identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -105,7 +114,7 @@ def _export(
     copies = {
         "data/results.csv": (f"SELECT {as_text} FROM site_copy.results ORDER BY {order}", "HEADER, DELIMITER ','"),
         "data/results.json": (plain, "FORMAT JSON, ARRAY true"),
-        "data/results.parquet": (plain, "FORMAT PARQUET, COMPRESSION ZSTD"),
+        "data/results.parquet": (plain, _parquet_options("results")),
         "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
         **_runs_copies(connection),
     }
@@ -123,7 +132,7 @@ def _export(
         order = ", ".join(map(_identifier, key)) or "ALL"
         plain = f"SELECT * FROM site_copy.{_identifier(name)} ORDER BY {order}"
         as_text = ", ".join(_neutralized(_identifier(c), k, c) for c, k in kinds.items())
-        copies.setdefault(f"data/{name}.parquet", (plain, "FORMAT PARQUET, COMPRESSION ZSTD"))
+        copies.setdefault(f"data/{name}.parquet", (plain, _parquet_options(name)))
         copies.setdefault(
             f"data/{name}.csv",
             (f"SELECT {as_text} FROM site_copy.{_identifier(name)} ORDER BY {order}", "HEADER, DELIMITER ','"),
@@ -190,7 +199,7 @@ def _runs_copies(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, 
     return {
         "data/runs.csv": (f"SELECT {as_text} {source}", "HEADER, DELIMITER ','"),
         "data/runs.json": (f"SELECT {plain} {source}", "FORMAT JSON, ARRAY true"),
-        "data/runs.parquet": (f"SELECT {plain} {source}", "FORMAT PARQUET, COMPRESSION ZSTD"),
+        "data/runs.parquet": (f"SELECT {plain} {source}", _parquet_options("runs")),
     }
 
 
