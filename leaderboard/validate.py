@@ -16,14 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import bounds, schemas
+from leaderboard import bounds, known_ids, schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
-from leaderboard.problems import Problem, did_you_mean, plural, suggestion
+from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.progress import progress_problems
 from leaderboard.quality import worst_counted_problems
 from leaderboard.review import names
@@ -375,7 +375,9 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
         ]
     problems = schemas.check(doc, "submission")
     if problems:
-        return None, problems
+        # The ids it names are still looked up: a typo shows with the schema's problems, not after.
+        flagged = {p.json_path for p in problems}
+        return None, problems + [p for p in known_ids.unknown_ids(doc, catalog) if p.json_path not in flagged]
     problems = list(_domain_problems(doc, path, catalog, today))
     if problems:
         return None, problems
@@ -401,25 +403,10 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     system, result, source = data["system"], data["result"], data["source"]
     yield from names.name_problems(doc)
 
+    yield from known_ids.unknown_ids(doc, catalog)
     round_ = catalog.rounds.get(data["round"])
-    if round_ is None:
-        yield doc.problem(("round",), f"unknown round {data['round']!r}", did_you_mean(data["round"], catalog.rounds))
     benchmark = catalog.benchmarks.get(data["benchmark"])
-    if benchmark is None:
-        yield doc.problem(
-            ("benchmark",),
-            f"unknown benchmark {data['benchmark']!r}",
-            did_you_mean(data["benchmark"], catalog.benchmarks),
-        )
     accelerator = catalog.accelerators.get(system["accelerator"])
-    if accelerator is None:
-        by_alias = catalog.accelerator_by_alias(system["accelerator"])
-        hint = (
-            f"did you mean {by_alias.id!r}?"
-            if by_alias
-            else suggestion(system["accelerator"], {a.id: [a.name, *a.aliases] for a in catalog.accelerators.values()})
-        )
-        yield doc.problem(("system", "accelerator"), f"unknown accelerator {system['accelerator']!r}", hint)
 
     unit = system.get("unit", "chip")
     if accelerator and unit == "core" and not accelerator.cores_per_chip:

@@ -927,3 +927,20 @@ def test_a_number_yaml_reads_as_text_gets_a_hint_that_fixes_it(empty_project, wr
         import yaml
 
         assert isinstance(yaml.safe_load(f"a: {fixed}")["a"], float)
+
+
+def test_an_unknown_id_shows_with_the_schemas_problems_not_after_them(empty_project):
+    """A missing source and a mistyped accelerator: both at once, so one edit fixes the file."""
+    text = edit(MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: a100-sxm4-80")
+    text = text[: text.index("source:")]
+    place(empty_project, text)
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "$: missing required field 'source'" in result.out, result.out
+    assert "$.system.accelerator: unknown accelerator 'a100-sxm4-80' (hint: did you mean 'a100-sxm4-80gb'" in (
+        result.out
+    ), result.out
+    # An id the schema already refuses (a number) is not reported twice.
+    place(empty_project, edit(MLPERF, "benchmark: resnet", "benchmark: 42"))
+    again = run_cli("validate", cwd=empty_project)
+    assert again.out.count("$.benchmark:") == 1, again.out
