@@ -99,8 +99,8 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     importer wrote it) is named on stderr, "check-pr refuses ...". While a catalog file
     cannot be read (unparsable, or failing its schema), only the catalog's problems are
     reported: the submissions are counted as not checked (JSON: "unchecked"), not failed one by
-    one for the catalog's fault. Exit 0 when all files are
-    valid, 1 otherwise or when no file was checked.
+    one for the catalog's fault. Exit 0 when all files are valid, 1 otherwise or when no file
+    was checked.
     """
     from leaderboard.problems import plural
     from leaderboard.tree import project_root

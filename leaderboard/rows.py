@@ -304,16 +304,17 @@ def unranked_reasons(group: Sequence[dict]) -> list[str | None]:
     republished (republished_from); self-reported where a verified result is in the group
     (ranked_in); an estimated time (result.estimated: a projection is not a run)."""
     flags = ranked_in([r["verified"] for r in group])
-    return [
-        "republished"
-        if row["republished_from"] is not None
-        else "self-reported"
-        if not flag
-        else "estimate"
-        if row["estimated"]
-        else None
-        for row, flag in zip(group, flags, strict=True)
-    ]
+    return [_unranked_reason(row, flag) for row, flag in zip(group, flags, strict=True)]
+
+
+def _unranked_reason(row: dict, ranks_beside_verified: bool) -> str | None:
+    if row["republished_from"] is not None:
+        return "republished"
+    if not ranks_beside_verified:
+        return "self-reported"
+    if row["estimated"]:
+        return "estimate"
+    return None
 
 
 def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catalog) -> None:

@@ -213,9 +213,10 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
             keys[path] = key
         pending.append((path, named))
     if catalog.unread:
-        result.unchecked = [str(item) for item, named in pending if named and isinstance(item, Path)]
+        waiting = [(item, named) for item, named in pending if isinstance(item, Path)]
+        result.unchecked = [str(item) for item, named in waiting if named]
         pending = [(item, named) for item, named in pending if not isinstance(item, Path)]
-        tick(len(result.unchecked))
+        tick(len(waiting))
     to_check = [item for item, _ in pending if isinstance(item, Path)]
     checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick), strict=True))
     valid: list[tuple[Entry, bool]] = []
