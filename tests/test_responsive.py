@@ -128,3 +128,18 @@ def test_board_na_reasons_open_by_keyboard_and_touch_and_follow_the_tier(pages, 
     assert reason and row.locator("td.cost details.na p").text_content() == reason
     row.locator("td.cost summary").click()  # a tap is a click
     assert row.locator("td.cost details.na p").is_visible()
+
+
+def test_the_site_links_take_one_scrolling_row_on_a_phone_and_each_is_reachable(pages, out):
+    """The navigation took 320 px of a 390 px phone's screen before any content: 15 rows of links."""
+    page = open_page(pages[min(WIDTHS)], out, "index.html")
+    header = page.evaluate("() => document.querySelector('header.site').getBoundingClientRect().height")
+    assert header <= 110, header
+    links = page.locator("header.site nav li a")
+    assert links.count() >= 10
+    for index in (0, links.count() - 1):  # the first and the last, scrolled to as a keyboard's focus does
+        link = links.nth(index)
+        link.focus()
+        box = link.bounding_box()
+        assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= min(WIDTHS) + 1, (index, box)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= min(WIDTHS)
