@@ -180,11 +180,12 @@ def compare(
     effect.cost_or_rank = sum(
         old_ranks[e] != new_ranks[e] or not _close(old[e]["cost_usd"], new[e]["cost_usd"]) for e in both
     )
-    effect.chip_hours = sum(not _close(old[e]["chip_hours"], new[e]["chip_hours"]) for e in both)
-    effect.verified = sum(old[e]["verified"] != new[e]["verified"] for e in both)
-    effect.rank = sum(old[e]["rank"] != new[e]["rank"] for e in both)
     changed = column_changes(_tables(before) | extra_before, _tables(after) | extra_after, set(both))
     effect.columns = {name: len(entries) for name, entries in sorted(changed.items())}
+    # The named counts are columns of that comparison, read off it rather than compared again.
+    effect.chip_hours = effect.columns.get("results.chip_hours", 0)
+    effect.verified = effect.columns.get("results.verified", 0)
+    effect.rank = effect.columns.get("results.rank", 0)
     effect.any_column = len(set().union(*changed.values())) if changed else 0
     moves = [
         Move(
