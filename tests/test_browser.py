@@ -404,6 +404,11 @@ def test_compare_two_accelerators_and_call_out_what_is_not_like_for_like(visit, 
     cell = resnet.locator("td").first.inner_text()
     assert "ResNet-50 (target" in cell and "MLPerf Training v" in cell and "closed division" in cell
     assert "chips" in cell and "available" in cell
+    # ... and the submitter with its software: a speed-up is of two systems, not of the chips.
+    path = resnet.locator("td").first.locator("a").get_attribute("href")  # the page is at the site's root
+    chosen = page.evaluate("p => window.leaderboardAccelerators.results.find(r => r.path === p)", path)
+    assert chosen["framework"] and cell.endswith(f"{chosen['submitter']}, {chosen['framework']}"), cell
+    assert "not of the chips alone" in page.locator("#pair-table caption").inner_text()
     # A V100 and a B300 never met in a round: each one's latest, and the callout says so.
     page.select_option("#accelerator-a", "v100")
     page.select_option("#accelerator-b", "b300")

@@ -677,20 +677,57 @@ def test_charts_never_mix_rounds_or_divisions_and_have_tooltips(out, results):
 
 
 def test_cost_charts_mark_the_pareto_frontier(out, results):
-    """On the frontier exactly when no other result is at least as fast and as cheap, and better in one."""
+    """A ranked result is on the frontier exactly when no other ranked result is at least as fast
+    and as cheap, and better in one; a result that takes no rank is never on it."""
     priced = {r["entry_id"] for r in results if r["cost_usd"]}
+    ranked = {r["entry_id"] for r in results if r["ranked"]}
+    unranked_seen = 0
     for name, spec in chart_specs(out).items():
         if not name.endswith("--cost"):
             continue
         points = [v for v in chart_values(spec) if "frontier" in v]
         assert {p["entry_id"] for p in points} <= priced
+        peers = [p for p in points if p["entry_id"] in ranked]
         for p in points:
+            if p["entry_id"] not in ranked:
+                unranked_seen += 1
+                assert p["frontier"] == "not ranked", (name, p["entry_id"])
+                continue
             dominated = any(
                 (q["minutes"] <= p["minutes"] and q["cost"] < p["cost"])
                 or (q["minutes"] < p["minutes"] and q["cost"] <= p["cost"])
-                for q in points
+                for q in peers
             )
             assert (p["frontier"] == "dominated") is dominated, (name, p["entry_id"])
+    assert unranked_seen > 0  # the shipped boards hold republished results
+
+
+def test_results_that_take_no_rank_are_hollow_points_on_every_chart(out, results):
+    """Republished, self-reported (beside verified) and estimated results are drawn hollow and
+    the subtitle says why; ranked ones filled: no chart shows an unranked result as a best."""
+    by_id = {r["entry_id"]: r for r in results}
+    hollow_charts = 0
+    for name, spec in chart_specs(out).items():
+        if not name.endswith(("--scaling", "--cost", "--chip-hours", "-over-time")):
+            continue  # the other charts draw ranked results only, or costs against costs
+        points = spec["datasets"]["results"]
+        marks = [layer for layer in spec.get("layer", [spec]) if (layer.get("mark") or {}).get("type") == "point"]
+        unranked = [p for p in points if not by_id[p["entry_id"]]["ranked"]]
+        for p in points:
+            assert p["ranked"] is bool(by_id[p["entry_id"]]["ranked"]), (name, p["entry_id"])
+        if not unranked:
+            assert all(m["mark"]["filled"] for m in marks), name
+            assert "Hollow" not in spec["title"]["subtitle"], name
+            continue
+        hollow_charts += 1
+        filters = {m["mark"]["filled"]: m.get("transform") for m in marks}
+        assert filters == {True: [{"filter": "datum.ranked"}], False: [{"filter": "!datum.ranked"}]}, name
+        reasons = {by_id[p["entry_id"]]["unranked_reason"] for p in unranked}
+        expected = f"Hollow: {len(unranked)} result{'s' if len(unranked) > 1 else ''} that take"
+        assert expected in spec["title"]["subtitle"], name
+        assert all(reason in spec["title"]["subtitle"] for reason in reasons), name
+        assert all(p["rank"].startswith("none: ") for p in unranked), name
+    assert hollow_charts > 0
 
 
 def test_svg_rendering_is_stable_within_a_process(out):
@@ -1203,7 +1240,7 @@ def test_charts_draw_a_bounded_number_of_points():
         assert len(chart.spec["datasets"]["results"]) <= charts.MAX_POINTS
         assert len(json.dumps(chart.spec)) < 500_000
         assert len(painter.svg(chart.spec, charts.VL_VERSION).encode()) < 2_000_000
-    frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] != "dominated"]
+    frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] == charts.FRONTIER]
     points = [(r["minutes"], r["cost_usd"]) for r in rows]
     assert len(frontier) == sum(model.pareto_frontier(points))
     assert "Showing 300 of 10000 results" in drawn[0].spec["title"]["subtitle"]

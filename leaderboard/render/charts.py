@@ -13,6 +13,7 @@ from altair.utils.schemapi import debug_mode
 
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
+from leaderboard.rows import UNRANKED_REASONS
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
 VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
@@ -20,6 +21,7 @@ MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the f
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
 # Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
 MAX_POINTS = 300
+FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "dominated" or "not ranked"
 LOG = alt.Scale(type="log")
 LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
 LEGEND_COLUMNS = 3
@@ -87,6 +89,7 @@ def _tooltip(cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
         alt.Tooltip("price:N", title="Price used"),
         alt.Tooltip("division:N", title="Division"),
         alt.Tooltip("availability:N", title="Availability"),
+        alt.Tooltip("rank:N", title="Rank"),
     ]
 
 
@@ -116,9 +119,42 @@ def _points(rows: list[dict], root: str) -> list[dict]:
             "date": row["date"],
             "model": row["model_name"],
             "url": root + row["path"],
+            "ranked": bool(row.get("ranked", True)),
+            "unranked_reason": None if row.get("ranked", True) else row.get("unranked_reason"),
+            "rank": _rank_text(row),
         }
         for row in rows
     ]
+
+
+def _rank_text(row: dict) -> str:
+    """What a tooltip says of the result's rank on its board."""
+    if row.get("ranked", True):
+        return str(row["board_rank"]) if row.get("board_rank") is not None else "ranked"
+    reason = row.get("unranked_reason")
+    return f"none: {UNRANKED_REASONS[reason]}" if reason in UNRANKED_REASONS else "none"
+
+
+def result_marks(data: alt.NamedData, points: list[dict], mark: dict, encoding: dict) -> tuple[alt.Chart, ...]:
+    """The results as points: filled when the result ranks on its board, hollow when it takes no
+    rank (republished, self-reported beside verified results, an estimate), so that no chart
+    shows such a result as one of the best. One layer when every result ranks."""
+    filled = alt.Chart(data).mark_point(filled=True, **mark).encode(**encoding)
+    if all(p["ranked"] for p in points):
+        return (filled,)
+    outline = {k: v for k, v in encoding.items() if k != "stroke"}  # a hollow point's outline is its colour
+    hollow = alt.Chart(data).mark_point(filled=False, strokeWidth=1.5, **mark).encode(**outline)
+    return filled.transform_filter("datum.ranked"), hollow.transform_filter("!datum.ranked")
+
+
+def unranked_note(points: list[dict], frontier: bool = False) -> str:
+    """The subtitle's word on hollow points: how many, and why they take no rank."""
+    unranked = [p for p in points if not p["ranked"]]
+    if not unranked:
+        return ""
+    reasons = ", ".join(sorted({p["unranked_reason"] or "not ranked" for p in unranked}))
+    count = f"{len(unranked)} result{'s' if len(unranked) > 1 else ''} that take{'' if len(unranked) > 1 else 's'}"
+    return f" Hollow: {count} no rank ({reasons})" + ("; never on the frontier." if frontier else ".")
 
 
 def _sample(points: list[dict], limit: int = MAX_POINTS, keep=lambda point: False) -> list[dict]:
@@ -213,15 +249,18 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     labels = labels.mark_text(clip=True, align="left", baseline="top", dx=4, dy=4, fontSize=10, color="#555").encode(
         x=x, y=y, text=alt.Text("label:N")
     )
-    marks = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, size=80, opacity=0.85)
-        .encode(x=x, y=y, **accelerator_encoding(points, styles), tooltip=_tooltip(), href=alt.Href("url:N"))
+    marks = result_marks(
+        _named(datasets, "results", points),
+        points,
+        {"size": 80, "opacity": 0.85},
+        {"x": x, "y": y, **accelerator_encoding(points, styles), "tooltip": _tooltip(), "href": alt.Href("url:N")},
     )
     spec = _finish(
-        layers(ideal, labels, marks),
+        layers(ideal, labels, *marks),
         f"Minutes against chips: {context}",
-        "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient." + note,
+        "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient."
+        + unranked_note(points)
+        + note,
         datasets,
         height=360,
     )
@@ -238,36 +277,43 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
     points = [p for p in _points(rows, root) if p["cost"] is not None and p["cost"] > 0]
     if not points:
         return None
-    for point, on_frontier in zip(points, pareto_frontier([(p["minutes"], p["cost"]) for p in points]), strict=True):
-        point["frontier"] = "on the Pareto frontier" if on_frontier else "dominated"
-        point["size"], point["outline"] = (180, "#000") if on_frontier else (50, "transparent")
+    # Only results that rank can be on the frontier: it names the best for their cost.
+    ranked = [p for p in points if p["ranked"]]
+    for point, on_frontier in zip(ranked, pareto_frontier([(p["minutes"], p["cost"]) for p in ranked]), strict=True):
+        point["frontier"] = FRONTIER if on_frontier else "dominated"
+    for point in points:
+        point.setdefault("frontier", "not ranked")
+        point["size"], point["outline"] = (180, "#000") if point["frontier"] == FRONTIER else (50, "transparent")
     priced = len(points)
-    points = _sample(points, keep=lambda p: p["frontier"] != "dominated")
-    frontier = sorted((p for p in points if p["frontier"] != "dominated"), key=lambda p: p["minutes"])
+    points = _sample(points, keep=lambda p: p["frontier"] == FRONTIER)
+    frontier = sorted((p for p in points if p["frontier"] == FRONTIER), key=lambda p: p["minutes"])
     x = alt.X("minutes:Q", title="Minutes to train (log)", scale=LOG)
     y = alt.Y("cost:Q", title="Cost, on-demand, USD (log)", scale=LOG)
     line = alt.Chart(_named(datasets, "frontier", [{"minutes": p["minutes"], "cost": p["cost"]} for p in frontier]))
     line = line.mark_line(interpolate="step-after", color="#222", strokeWidth=1.5).encode(x=x, y=y)
-    marks = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, opacity=0.9)
-        .encode(
-            x=x,
-            y=y,
+    marks = result_marks(
+        _named(datasets, "results", points),
+        points,
+        {"opacity": 0.9},
+        {
+            "x": x,
+            "y": y,
             **accelerator_encoding(points, styles),
-            size=alt.Size("size:Q", scale=None, legend=None),
-            stroke=alt.Stroke("outline:N", scale=None, legend=None),
-            tooltip=[*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
-            href=alt.Href("url:N"),
-        )
+            "size": alt.Size("size:Q", scale=None, legend=None),
+            "stroke": alt.Stroke("outline:N", scale=None, legend=None),
+            "tooltip": [*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
+            "href": alt.Href("url:N"),
+        },
     )
     missing = len(rows) - priced
     note = f" {missing} result(s) without a price are not shown." if missing else ""
     note += _sampled_note(len(points), priced)
     spec = _finish(
-        layers(line, marks),
+        layers(line, *marks),
         f"Cost against minutes: {context}",
-        "Black line and large outlined points: the Pareto frontier (no result is both faster and cheaper)." + note,
+        "Black line and large outlined points: the Pareto frontier (no ranked result is both faster and cheaper)."
+        + unranked_note(points, frontier=True)
+        + note,
         datasets,
         height=360,
     )
@@ -290,22 +336,24 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str,
         seen[label] = seen.get(label, 0) + 1
         point["label"] = label if seen[label] == 1 else f"{label} ({seen[label]})"
     low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2
-    dots = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, size=70, opacity=0.9)
-        .encode(
-            x=alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
-            y=alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
-            tooltip=_tooltip(),
-            href=alt.Href("url:N"),
+    dots = result_marks(
+        _named(datasets, "results", points),
+        points,
+        {"size": 70, "opacity": 0.9},
+        {
+            "x": alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
+            "y": alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
+            "tooltip": _tooltip(),
+            "href": alt.Href("url:N"),
             **accelerator_encoding(points, styles),
-        )
+        },
     )
     shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
     spec = _finish(
-        dots,
+        dots[0] if len(dots) == 1 else layers(*dots),
         f"Chip-hours per result: {context}",
         "Chip-hours = chips x minutes / 60, fewest first; a log axis, so equal steps are equal ratios."
+        + unranked_note(points)
         + (f" Showing {shown}." if shown else ""),
         datasets,
         height=22 * len(points) + 10,
@@ -335,16 +383,17 @@ def over_time(
     points = _sample(points, keep=lambda p: p["label"] is not None)
     x = alt.X("date:T", title="Publication date")
     y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=LOG)
-    marks = (
-        alt.Chart(_named(datasets, "results", points))
-        .mark_point(filled=True, size=80, opacity=0.85)
-        .encode(
-            x=x,
-            y=y,
+    marks = result_marks(
+        _named(datasets, "results", points),
+        points,
+        {"size": 80, "opacity": 0.85},
+        {
+            "x": x,
+            "y": y,
             **accelerator_encoding(points, styles),
-            tooltip=[alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
-            href=alt.Href("url:N"),
-        )
+            "tooltip": [alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
+            "href": alt.Href("url:N"),
+        },
     )
     labels = (
         alt.Chart(_named(datasets, "labels", [p for p in points if p["label"]]))
@@ -352,9 +401,11 @@ def over_time(
         .encode(x=x, y=y, text=alt.Text("label:N"))
     )
     spec = _finish(
-        layers(marks, labels),
+        layers(*marks, labels),
         f"{title} by model over time: {context}",
-        "Each point is one published training run; well-known models are labelled." + _sampled_note(len(points), total),
+        "Each point is one published training run; well-known models are labelled."
+        + unranked_note(points)
+        + _sampled_note(len(points), total),
         datasets,
         height=380,
     )

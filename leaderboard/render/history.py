@@ -130,6 +130,7 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                     "availability": row["availability"],
                     "submitter": row["submitter"],
                     "system": row["system"],
+                    "framework": row["framework"],
                     "chips": row["chips"],
                     "minutes": row["minutes"],
                     "chip_hours": row["chip_hours"],

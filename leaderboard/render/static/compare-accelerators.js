@@ -89,7 +89,8 @@
     td.appendChild(document.createElement("br"));
     td.appendChild(cell("small", benchmarkLabel(row) + ", " + data.rounds[row.round].name + ", " + row.division + " division, " +
       number(row.chips, 0) + " chips, " + row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " +
-      usd(row.cost) + " on-demand" + (row.cost_mark ? " (" + row.cost_mark + ")" : "") + "; " + row.submitter));
+      usd(row.cost) + " on-demand" + (row.cost_mark ? " (" + row.cost_mark + ")" : "") + "; " + row.submitter +
+      (row.framework ? ", " + row.framework : "")));
     if (!row.verified) {
       td.appendChild(document.createElement("br"));
       var note = cell("small", "Self-reported: Result not verified by MLCommons Association");
