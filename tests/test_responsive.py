@@ -103,6 +103,32 @@ def test_charts_keep_a_readable_plot_on_a_phone(pages, out):
     assert len(widths) >= 3 and min(widths) >= 200, widths
 
 
+# Every line of every live chart's title and subtitle: its right edge past the chart's, or cut
+# short with an ellipsis.
+TITLES_CUT = """() => {
+  const cut = [];
+  for (const figure of document.querySelectorAll('figure.chart.live')) {
+    const right = figure.getBoundingClientRect().right;
+    for (const line of figure.querySelectorAll('.role-title-text tspan, .role-title-text text:not(:has(tspan)), '
+        + '.role-title-subtitle tspan, .role-title-subtitle text:not(:has(tspan))')) {
+      if (line.getBoundingClientRect().right > right + 1 || line.textContent.includes('\u2026')) cut.push(line.textContent);
+    }
+  }
+  return cut;
+}"""
+TITLE_LINES = "() => document.querySelectorAll('figure.chart.live .role-title-subtitle tspan').length"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_chart_titles_and_subtitles_are_whole_at_every_width(pages, out, width):
+    """A subtitle says what a chart leaves out ("3 result(s) without a price are not shown") and
+    which points take no rank: on a phone it was cut to one line ending in an ellipsis."""
+    page = open_page(pages[width], out, "boards/mlperf-training-v2.1/resnet.html")
+    assert page.evaluate("() => window.leaderboardCharts.length") >= 3
+    assert page.evaluate(TITLE_LINES) >= 3  # subtitles of several lines, each a tspan
+    assert page.evaluate(TITLES_CUT) == []
+
+
 def test_compare_table_has_no_empty_header_and_its_na_reasons_open_by_keyboard(pages, out):
     page = open_page(pages[1400], out, "compare.html", f"#board={RESNET_KEY}&entries={','.join(COMPARED)}")
     page.wait_for_selector("#compare-table:not([hidden])")

@@ -702,6 +702,32 @@ def test_cost_charts_mark_the_pareto_frontier(out, results):
     assert unranked_seen > 0  # the shipped boards hold republished results
 
 
+@pytest.mark.parametrize(
+    "text, width, lines",
+    [
+        ("", 10, [""]),
+        ("short", 10, ["short"]),
+        ("two words", 5, ["two", "words"]),
+        ("a long-hyphenated word stays whole", 12, ["a", "long-hyphenated", "word stays", "whole"]),
+        ("3 result(s) without a price are not shown.", 20, ["3 result(s) without", "a price are not", "shown."]),
+    ],
+)
+def test_wrapped(text, width, lines):
+    assert charts.wrapped(text, width) == lines
+
+
+def test_chart_titles_and_subtitles_come_in_lines_that_fit_the_image(out):
+    """An unbroken subtitle widened the static image to fit it (the cost chart of a board with
+    republished results: 1,142 pixels for a 640-pixel plot)."""
+    for name, spec in chart_specs(out).items():
+        title = spec["title"]
+        assert all(len(line) <= charts.TITLE_CHARACTERS for line in title["text"]), name
+        assert all(len(line) <= charts.SUBTITLE_CHARACTERS for line in title["subtitle"]), name
+    image = (out / "charts" / "mlperf-training-v2.1--resnet--closed--cost.svg").read_text(encoding="utf-8")
+    width = float(re.search(r'<svg[^>]* width="([0-9.]+)"', image).group(1))
+    assert width < 900, width  # the plot, its axes and the legend beside it
+
+
 def test_results_that_take_no_rank_are_hollow_points_on_every_chart(out, results):
     """Republished, self-reported (beside verified) and estimated results are drawn hollow and
     the subtitle says why; ranked ones filled: no chart shows an unranked result as a best."""
@@ -717,15 +743,15 @@ def test_results_that_take_no_rank_are_hollow_points_on_every_chart(out, results
             assert p["ranked"] is bool(by_id[p["entry_id"]]["ranked"]), (name, p["entry_id"])
         if not unranked:
             assert all(m["mark"]["filled"] for m in marks), name
-            assert "Hollow" not in spec["title"]["subtitle"], name
+            assert "Hollow" not in charts.subtitle_text(spec), name
             continue
         hollow_charts += 1
         filters = {m["mark"]["filled"]: m.get("transform") for m in marks}
         assert filters == {True: [{"filter": "datum.ranked"}], False: [{"filter": "!datum.ranked"}]}, name
         reasons = {by_id[p["entry_id"]]["unranked_reason"] for p in unranked}
         expected = f"Hollow: {len(unranked)} result{'s' if len(unranked) > 1 else ''} that take"
-        assert expected in spec["title"]["subtitle"], name
-        assert all(reason in spec["title"]["subtitle"] for reason in reasons), name
+        assert expected in charts.subtitle_text(spec), name
+        assert all(reason in charts.subtitle_text(spec) for reason in reasons), name
         assert all(p["rank"].startswith("none: ") for p in unranked), name
     assert hollow_charts > 0
 
@@ -1243,7 +1269,7 @@ def test_charts_draw_a_bounded_number_of_points():
     frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] == charts.FRONTIER]
     points = [(r["minutes"], r["cost_usd"]) for r in rows]
     assert len(frontier) == sum(model.pareto_frontier(points))
-    assert "Showing 300 of 10000 results" in drawn[0].spec["title"]["subtitle"]
+    assert "Showing 300 of 10000 results" in charts.subtitle_text(drawn[0].spec)
 
 
 def build_in_process(project: Path):

@@ -6,6 +6,7 @@ Every chart plots one board's division at most: MLPerf and published runs never 
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 import altair as alt
@@ -25,7 +26,13 @@ FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "do
 LOG = alt.Scale(type="log")
 LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
 LEGEND_COLUMNS = 3
-UNKNOWN = Style("#000000", "circle", ())  # an accelerator no look was made for (never on the site)
+UNKNOWN = Style("#000000", "circle", ())
+# A title's and a subtitle's lines are at most this many characters: within the static image's
+# 640-pixel plot at Vega's 13-pixel bold title and 11-pixel subtitle. An unbroken line widened
+# the image to fit it (1,142 pixels), and a phone cut it short; site.js wraps them again to fit
+# the reader's width.
+TITLE_CHARACTERS = 80
+SUBTITLE_CHARACTERS = 105  # an accelerator no look was made for (never on the site)
 
 
 @dataclass(frozen=True)
@@ -200,6 +207,18 @@ class Layers:
         return {**top, "layer": layers}
 
 
+def wrapped(text: str, width: int) -> list[str]:
+    """`text` as lines of at most `width` characters, broken between words (Vega draws a list of
+    lines one under the other)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def subtitle_text(spec: dict) -> str:
+    """A chart's subtitle as one text, its lines joined."""
+    subtitle = spec.get("title", {}).get("subtitle", "")
+    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
+
+
 def layers(*charts: alt.Chart) -> Layers:
     return Layers(charts)
 
@@ -211,7 +230,11 @@ def _finish(
     # the Vega-Lite schema. Title and height go into the dict: Altair's properties() copies the
     # whole chart first, a second of a build.
     spec = chart.to_dict(validate=False)
-    spec["title"] = {"text": title, "subtitle": subtitle, "anchor": "start"}
+    spec["title"] = {
+        "text": wrapped(title, TITLE_CHARACTERS),
+        "subtitle": wrapped(subtitle, SUBTITLE_CHARACTERS),
+        "anchor": "start",
+    }
     spec["height"] = height
     spec["datasets"] = dict(sorted(datasets.items()))
     spec["width"] = "container"

@@ -339,11 +339,32 @@
   // labels are cut to a third of the width (the tooltip and the table give them in full).
   var NARROW = 640;
   function narrowLayout(spec, width) {
-    if (!width || width >= NARROW) return;
+    if (!width) return;
+    // The title and subtitle come in lines drawn for the 640-pixel image: wrapped again to the
+    // reader's width, so that no line is cut short (a subtitle says what the chart leaves out).
+    if (spec.title) {
+      spec.title.text = wrapLines(spec.title.text, Math.floor((width - 10) / 8));
+      spec.title.subtitle = wrapLines(spec.title.subtitle, Math.floor((width - 10) / (width < NARROW ? 5.6 : 6.2)));
+    }
+    if (width >= NARROW) return;
     var config = spec.config = spec.config || {};
     config.legend = Object.assign({}, config.legend, { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) });
     config.axisY = Object.assign({}, config.axisY, { labelLimit: Math.round(width / 3) });
     config.title = Object.assign({}, config.title, { subtitleFontSize: 10, limit: width - 10 });
+  }
+  // Lines (a text or a list of lines) at most `most` characters long, broken between words;
+  // unchanged when every line fits.
+  function wrapLines(lines, most) {
+    if (!lines) return lines;
+    lines = [].concat(lines);
+    if (lines.every(function (line) { return line.length <= most; })) return lines;
+    var out = [], line = "";
+    lines.join(" ").split(/\s+/).forEach(function (word) {
+      if (line && line.length + 1 + word.length > most) { out.push(line); line = word; }
+      else line = line ? line + " " + word : word;
+    });
+    if (line) out.push(line);
+    return out;
   }
   function embedCharts() {
     var views = [];
