@@ -5,6 +5,7 @@ readable plot, and the reasons behind "n/a" open by keyboard and touch (issue 25
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,29 @@ def test_the_site_links_take_one_scrolling_row_on_a_phone_and_each_is_reachable(
         box = link.bounding_box()
         assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= min(WIDTHS) + 1, (index, box)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= min(WIDTHS)
+
+
+# The boxes the browser draws the given texts in, for every <text> holding one of them.
+TEXT_BOXES = """texts => [...document.querySelectorAll('text')].filter(t => texts.includes(t.textContent))
+  .map(t => { const b = t.getBoundingClientRect(); return [t.textContent, b.left, b.top, b.right, b.bottom]; })"""
+
+
+@pytest.mark.parametrize("metric", ["chip_hours", "cost"])
+def test_model_labels_on_the_published_charts_never_cover_each_other(pages, out, metric):
+    """The well-known models' names beside their points on the published runs' charts: GPT-3
+    175B's ran into Gopher's, GPT-2's into XLNet's. In the image each has room of its own; on a
+    phone they are left off (each point's tooltip names its model)."""
+    name = f"published--{metric}-over-time"
+    spec = json.loads((out / "charts" / f"{name}.vl.json").read_text(encoding="utf-8"))
+    texts = [v["label"] for v in spec["datasets"]["labels"]]
+    assert len(texts) >= 8
+    page = pages[1400]
+    page.goto((out / "charts" / f"{name}.svg").as_uri())
+    boxes = page.evaluate(TEXT_BOXES, texts)
+    assert sorted(b[0] for b in boxes) == sorted(texts)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = a[3] <= b[1] or b[3] <= a[1] or a[4] <= b[2] or b[4] <= a[2]
+            assert apart, (a, b)
+    assert open_page(pages[1400], out, "rounds/published.html").evaluate(TEXT_BOXES, texts)
+    assert open_page(pages[390], out, "rounds/published.html").evaluate(TEXT_BOXES, texts) == []

@@ -5,6 +5,7 @@ Every chart plots one board's division at most: MLPerf and published runs never 
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import textwrap
 from dataclasses import dataclass
@@ -12,8 +13,10 @@ from dataclasses import dataclass
 import altair as alt
 from altair.utils.schemapi import debug_mode
 
+from leaderboard.render import labels
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
+from leaderboard.render.painter import SVG_WIDTH
 from leaderboard.rows import UNRANKED_REASONS
 
 # The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
@@ -32,7 +35,8 @@ UNKNOWN = Style("#000000", "circle", ())
 # the image to fit it (1,142 pixels), and a phone cut it short; site.js wraps them again to fit
 # the reader's width.
 TITLE_CHARACTERS = 80
-SUBTITLE_CHARACTERS = 105  # an accelerator no look was made for (never on the site)
+SUBTITLE_CHARACTERS = 105
+OVER_TIME_HEIGHT = 380  # an accelerator no look was made for (never on the site)
 
 
 @dataclass(frozen=True)
@@ -418,25 +422,60 @@ def over_time(
             "href": alt.Href("url:N"),
         },
     )
-    labels = (
-        alt.Chart(_named(datasets, "labels", [p for p in points if p["label"]]))
-        .mark_text(align="left", dx=6, dy=-6, fontSize=10, color="#333")
-        .encode(x=x, y=y, text=alt.Text("label:N"))
-    )
     spec = _finish(
-        layers(*marks, labels),
+        layers(*marks, *_model_labels(datasets, points, field, x, y)),
         f"{title} by model over time: {context}",
-        "Each point is one published training run; well-known models are labelled."
+        "Each point is one published training run; well-known models are labelled where there is room."
         + unranked_note(points)
         + _sampled_note(len(points), total),
         datasets,
-        height=380,
+        height=OVER_TIME_HEIGHT,
     )
     description = (
         f"Scatter plot of {title.lower()} (log scale) against publication date for {len(points)} "
         f"published training runs, coloured by accelerator."
     )
     return Chart(name, f"{title} by model over time, {context}", description, spec)
+
+
+def _model_labels(datasets: dict[str, list], points: list[dict], field: str, x: alt.X, y: alt.Y) -> list[alt.Chart]:
+    """The text layers naming the labelled points' models: the largest first, each right of its
+    point, else left of it, else left off where it would cover another label (labels.place, at
+    the static image's size; site.js leaves them all off on a phone)."""
+    wanted = sorted((p for p in points if p["label"]), key=lambda p: (-p[field], p["date"], p["entry_id"]))
+    if not wanted:
+        return []
+    days = [dt.date.fromisoformat(p["date"]).toordinal() for p in points]
+    low, high = labels.log_decades([p[field] for p in points])
+    spots = [
+        (
+            labels.linear(dt.date.fromisoformat(p["date"]).toordinal(), min(days), max(days), SVG_WIDTH),
+            OVER_TIME_HEIGHT - labels.linear(math.log10(p[field]), low, high, OVER_TIME_HEIGHT),
+            p["label"],
+        )
+        for p in wanted
+    ]
+    sides = labels.place(spots, SVG_WIDTH, OVER_TIME_HEIGHT)
+    values = [
+        {"date": p["date"], field: p[field], "label": p["label"], "side": side}
+        for p, side in zip(wanted, sides, strict=True)
+        if side is not None
+    ]
+    data = _named(datasets, "labels", values)
+    return [
+        alt.Chart(data)
+        .mark_text(
+            align="left" if side == "right" else "right",
+            dx=labels.OFFSET * (1 if side == "right" else -1),
+            dy=-labels.OFFSET,
+            fontSize=10,
+            color="#333",
+        )
+        .encode(x=x, y=y, text=alt.Text("label:N"))
+        .transform_filter(f"datum.side == '{side}'")
+        for side in labels.SIDES
+        if any(v["side"] == side for v in values)
+    ]
 
 
 def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> Chart | None:

@@ -347,6 +347,9 @@
       spec.title.subtitle = wrapLines(spec.title.subtitle, Math.floor((width - 10) / (width < NARROW ? 5.6 : 6.2)));
     }
     if (width >= NARROW) return;
+    // Model names beside points were placed for the wide image: on a phone they would cover
+    // each other, so they are left off (a point's tooltip names its model).
+    if (spec.layer) spec.layer = spec.layer.filter(function (layer) { return !(layer.data && layer.data.name === "labels"); });
     var config = spec.config = spec.config || {};
     config.legend = Object.assign({}, config.legend, { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) });
     config.axisY = Object.assign({}, config.axisY, { labelLimit: Math.round(width / 3) });
