@@ -29,14 +29,14 @@ FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "do
 LOG = alt.Scale(type="log")
 LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
 LEGEND_COLUMNS = 3
-UNKNOWN = Style("#000000", "circle", ())
+UNKNOWN = Style("#000000", "circle", ())  # an accelerator no look was made for (never on the site)
 # A title's and a subtitle's lines are at most this many characters: within the static image's
 # 640-pixel plot at Vega's 13-pixel bold title and 11-pixel subtitle. An unbroken line widened
 # the image to fit it (1,142 pixels), and a phone cut it short; site.js wraps them again to fit
 # the reader's width.
 TITLE_CHARACTERS = 80
 SUBTITLE_CHARACTERS = 105
-OVER_TIME_HEIGHT = 380  # an accelerator no look was made for (never on the site)
+OVER_TIME_HEIGHT = 380  # pixels: the published runs' charts over time
 
 
 @dataclass(frozen=True)
@@ -272,10 +272,10 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         {"chips": c, "minutes": level * 60 / c, "label": f"{level:,g} chip-hours"}
         for level, c in zip(sorted({line["level"] for line in lines}), entries, strict=True)
     ]
-    labels = alt.Chart(_named(datasets, "ideal_labels", label_points))
-    labels = labels.mark_text(clip=True, align="left", baseline="top", dx=4, dy=4, fontSize=10, color="#555").encode(
-        x=x, y=y, text=alt.Text("label:N")
-    )
+    line_labels = alt.Chart(_named(datasets, "ideal_labels", label_points))
+    line_labels = line_labels.mark_text(
+        clip=True, align="left", baseline="top", dx=4, dy=4, fontSize=10, color="#555"
+    ).encode(x=x, y=y, text=alt.Text("label:N"))
     marks = result_marks(
         _named(datasets, "results", points),
         points,
@@ -283,7 +283,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         {"x": x, "y": y, **accelerator_encoding(points, styles), "tooltip": _tooltip(), "href": alt.Href("url:N")},
     )
     spec = _finish(
-        layers(ideal, labels, *marks),
+        layers(ideal, line_labels, *marks),
         f"Minutes against chips: {context}",
         "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient."
         + unranked_note(points)

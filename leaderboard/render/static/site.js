@@ -336,9 +336,10 @@
   // ---- Charts -------------------------------------------------------------------------
   // On a phone the legend beside a chart and long axis labels would leave the plot a strip a few
   // pixels wide: below NARROW pixels the legend goes under the plot, one column, and category
-  // labels are cut to a third of the width (the tooltip and the table give them in full).
+  // labels are cut to a third of the width (the tooltip and the table give them in full). At
+  // every width the title's and subtitle's lines are wrapped to the chart's.
   var NARROW = 640;
-  function narrowLayout(spec, width) {
+  function fitLayout(spec, width) {
     if (!width) return;
     // The title and subtitle come in lines drawn for the 640-pixel image: wrapped again to the
     // reader's width, so that no line is cut short (a subtitle says what the chart leaves out).
@@ -376,7 +377,7 @@
       if (typeof window.vegaEmbed !== "function") return;
       var spec = JSON.parse(document.getElementById(figure.dataset.spec).textContent);
       var target = figure.querySelector(".chart-live");
-      narrowLayout(spec, target.clientWidth);
+      fitLayout(spec, target.clientWidth);
       window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).then(function (result) {
         figure.classList.add("live");
         views.push(result.view);
