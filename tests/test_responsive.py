@@ -118,6 +118,27 @@ TITLES_CUT = """() => {
   return cut;
 }"""
 TITLE_LINES = "() => document.querySelectorAll('figure.chart.live .role-title-subtitle tspan').length"
+# Every legend label of every live chart past the chart's right edge.
+LEGENDS_CUT = """() => {
+  const cut = [];
+  for (const figure of document.querySelectorAll('figure.chart.live')) {
+    const right = figure.getBoundingClientRect().right;
+    for (const label of figure.querySelectorAll('.role-legend-label text')) {
+      if (label.getBoundingClientRect().right > right + 1) cut.push(label.textContent);
+    }
+  }
+  return cut;
+}"""
+LEGEND_LABELS = "() => document.querySelectorAll('figure.chart.live .role-legend-label text').length"
+
+
+@pytest.mark.parametrize("path", ["generations/nvidia.html", "rounds/published.html", BOARDS[0]])
+def test_chart_legends_are_whole_on_a_phone(pages, out, path):
+    """A legend of more than 16 entries came in three columns of 260-pixel names: on a phone its
+    last columns fell off the chart (which colour is which benchmark or accelerator)."""
+    page = open_page(pages[390], out, path)
+    assert page.evaluate(LEGEND_LABELS) >= 5
+    assert page.evaluate(LEGENDS_CUT) == []
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -352,7 +352,16 @@
     // each other, so they are left off (a point's tooltip names its model).
     if (spec.layer) spec.layer = spec.layer.filter(function (layer) { return !(layer.data && layer.data.name === "labels"); });
     var config = spec.config = spec.config || {};
-    config.legend = Object.assign({}, config.legend, { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) });
+    var below = { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) };
+    config.legend = Object.assign({}, config.legend, below);
+    // A legend set on a channel (three columns of long names, beside or below) overrides the
+    // config's: it is set to one column under the plot too, or its last columns fall off the screen.
+    [spec].concat(spec.layer || []).forEach(function (view) {
+      Object.keys(view.encoding || {}).forEach(function (channel) {
+        var legend = view.encoding[channel] && view.encoding[channel].legend;
+        if (legend) Object.assign(legend, below);
+      });
+    });
     config.axisY = Object.assign({}, config.axisY, { labelLimit: Math.round(width / 3) });
     config.title = Object.assign({}, config.title, { subtitleFontSize: 10, limit: width - 10 });
   }
