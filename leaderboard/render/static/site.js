@@ -352,11 +352,15 @@
     // each other, so they are left off (a point's tooltip names its model).
     if (spec.layer) spec.layer = spec.layer.filter(function (layer) { return !(layer.data && layer.data.name === "labels"); });
     var config = spec.config = spec.config || {};
-    var below = { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - 60, 80) };
+    var views = [spec].concat(spec.layer || []);
+    // The legend starts under the plot, right of the y axis: names on that axis (a third of the
+    // width, see below) leave the legend's labels that much less room.
+    var named = views.some(function (view) { return view.encoding && view.encoding.y && view.encoding.y.type === "nominal"; });
+    var below = { orient: "bottom", direction: "vertical", columns: 1, labelLimit: Math.max(width - (named ? Math.round(width / 3) + 110 : 140), 80) };
     config.legend = Object.assign({}, config.legend, below);
     // A legend set on a channel (three columns of long names, beside or below) overrides the
     // config's: it is set to one column under the plot too, or its last columns fall off the screen.
-    [spec].concat(spec.layer || []).forEach(function (view) {
+    views.forEach(function (view) {
       Object.keys(view.encoding || {}).forEach(function (channel) {
         var legend = view.encoding[channel] && view.encoding[channel].legend;
         if (legend) Object.assign(legend, below);
