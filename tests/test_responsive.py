@@ -221,3 +221,27 @@ def test_model_labels_on_the_published_charts_never_cover_each_other(pages, out,
             assert apart, (a, b)
     assert open_page(pages[1400], out, "rounds/published.html").evaluate(TEXT_BOXES, texts)
     assert open_page(pages[390], out, "rounds/published.html").evaluate(TEXT_BOXES, texts) == []
+
+
+LINE_OPACITIES = """() => [...document.querySelector('figure.chart.live').querySelectorAll('.mark-line path')]
+  .map(path => Number(path.getAttribute('opacity') ?? 1))"""
+
+
+def test_a_click_on_a_legend_entry_picks_out_its_line_on_a_crowded_chart(pages, out):
+    """NVIDIA's generations chart draws 19 lines, one a benchmark: a click on a legend entry
+    leaves its line alone at full strength, the others faded; a double-click brings them back."""
+    page = open_page(pages[1400], out, "generations/nvidia.html")
+    assert set(page.evaluate(LINE_OPACITIES)) == {1}
+    figure = page.locator("figure.chart.live").first
+    entry = figure.locator(".role-legend-label text", has_text="ResNet-50")
+    entry.click()
+    page.wait_for_function(f"() => ({LINE_OPACITIES})().filter(o => o === 1).length === 1")
+    opacities = page.evaluate(LINE_OPACITIES)
+    assert len(opacities) >= 10 and sorted(opacities)[:-1] == [0.12] * (len(opacities) - 1)
+    picked = page.evaluate("() => window.leaderboardCharts[0].data('picked_store')")
+    name = entry.text_content()
+    assert "ResNet-50" in name and [p["values"] for p in picked] == [[name]]
+    figure.scroll_into_view_if_needed()
+    plot = figure.locator(".chart-live svg").first.bounding_box()
+    page.mouse.dblclick(plot["x"] + plot["width"] / 3, plot["y"] + plot["height"] / 3)  # clears the pick
+    page.wait_for_function(f"() => ({LINE_OPACITIES})().every(o => o === 1)")

@@ -198,11 +198,16 @@ def generations_chart(
             href=alt.Href("url:N"),
         )
     )
+    # A line per benchmark makes a crowded chart: a click on a legend entry picks out its line
+    # (shift-click adds one), the others fade; a double-click brings them all back.
+    pick = alt.selection_point(name="picked", fields=["segment"], bind="legend")
+    chart = chart.add_params(pick).encode(opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(0.12)))
     spec = _finish(
         chart,
         f"{line.vendor} in {label}: best result per accelerator at the same scale, {unit}",
         f"Closed division, available systems, {label} rounds only; each benchmark at the chip count most of the "
-        "accelerators ran. Results may come from different rounds (see the table).",
+        "accelerators ran. Results may come from different rounds (see the table). On the page, a click on a "
+        "legend entry picks out its line.",
         datasets,
         height=380,
     )
