@@ -723,6 +723,12 @@ def test_chart_titles_and_subtitles_come_in_lines_that_fit_the_image(out):
         title = spec["title"]
         assert all(len(line) <= charts.TITLE_CHARACTERS for line in title["text"]), name
         assert all(len(line) <= charts.SUBTITLE_CHARACTERS for line in title["subtitle"]), name
+        # Chip-hours and cost are derived, and not MLPerf's: an image is shared on its own.
+        if name.endswith(("--cost", "--chip-hours")):
+            text = charts.subtitle_text(spec)
+            mlperf = name.startswith("mlperf-")
+            assert ("(derived; not an official MLPerf metric)" in text) is mlperf, name
+            assert mlperf or "(derived)" in text, name
     image = (out / "charts" / "mlperf-training-v2.1--resnet--closed--cost.svg").read_text(encoding="utf-8")
     width = float(re.search(r'<svg[^>]* width="([0-9.]+)"', image).group(1))
     assert width < 900, width  # the plot, its axes and the legend beside it

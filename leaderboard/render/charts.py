@@ -25,6 +25,9 @@ MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the f
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
 # Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
 MAX_POINTS = 300
+# What chip-hours and cost are, in a chart's subtitle: an image is shared on its own.
+DERIVED = "derived"
+DERIVED_MLPERF = "derived; not an official MLPerf metric"
 FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "dominated" or "not ranked"
 LOG = alt.Scale(type="log")
 LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
@@ -298,8 +301,11 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     return Chart(name, f"Minutes against chips, {context}", description, spec)
 
 
-def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart | None:
-    """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted."""
+def cost_frontier(
+    name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str, derived: str = DERIVED
+) -> Chart | None:
+    """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted; `derived`
+    says what kind of number a cost is (DERIVED_MLPERF on an MLPerf board)."""
     datasets: dict[str, list] = {}
     points = [p for p in _points(rows, root) if p["cost"] is not None and p["cost"] > 0]
     if not points:
@@ -338,9 +344,8 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
     spec = _finish(
         layers(line, *marks),
         f"Cost against minutes: {context}",
-        "Black line and large outlined points: the Pareto frontier (no ranked result is both faster and cheaper)."
-        + unranked_note(points, frontier=True)
-        + note,
+        f"Cost = chip-hours x the on-demand price ({derived}). Black line and large outlined points: the Pareto "
+        "frontier (no ranked result is both faster and cheaper)." + unranked_note(points, frontier=True) + note,
         datasets,
         height=360,
     )
@@ -351,7 +356,9 @@ def cost_frontier(name: str, rows: list[dict], context: str, styles: dict[str, S
     return Chart(name, f"Cost against minutes, {context}", description, spec)
 
 
-def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
+def chip_hours_bars(
+    name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str, derived: str = DERIVED
+) -> Chart:
     """Chip-hours per entry, sorted (the fewest first), coloured and shaped by accelerator: a dot
     plot on a log axis. Not bars: a bar on a log axis starts at an arbitrary base, so its length
     (what the eye compares) means nothing; a dot's position does."""
@@ -379,7 +386,7 @@ def chip_hours_bars(name: str, rows: list[dict], context: str, styles: dict[str,
     spec = _finish(
         dots[0] if len(dots) == 1 else layers(*dots),
         f"Chip-hours per result: {context}",
-        "Chip-hours = chips x minutes / 60, fewest first; a log axis, so equal steps are equal ratios."
+        f"Chip-hours = chips x minutes / 60 ({derived}), fewest first; a log axis, so equal steps are equal ratios."
         + unranked_note(points)
         + (f" Showing {shown}." if shown else ""),
         datasets,
