@@ -31,15 +31,19 @@ def latest_date(price_rows: list[dict]) -> str | None:
 
 
 def significant(value: float | None, digits: int = 4) -> str:
-    """A price to `digits` significant digits, never in exponent form: 2.449, 0.0123, 44,490
-    (a whole number from 10^(digits-1) up, every digit kept); empty for no value."""
+    """A price to `digits` significant digits, never in exponent form, with its cents below
+    10^(digits-1) dollars: 2.449, 2.40, 30.00, 0.0123, 44,490 (a whole number from there up,
+    every digit kept); empty for no value."""
     if value is None:
         return ""
     if value == 0 or abs(value) >= 10 ** (digits - 1):
         return f"{value:,.0f}"
     decimals = digits - 1 - math.floor(math.log10(abs(value)))
-    text = f"{value:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    if abs(round(value, decimals)) >= 10 ** (digits - 1):  # 999.95 rounds up past the cents
+        return f"{value:,.0f}"
+    text = f"{value:,.{decimals}f}".rstrip("0").rstrip(".")
+    whole, _, fraction = text.partition(".")
+    return f"{whole}.{fraction:0<2}"
 
 
 def price_basis(tier: str, rate: float | None, provider: str | None, cost_usd: float | None, chips: float) -> str:
