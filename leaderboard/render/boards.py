@@ -54,7 +54,8 @@ def division_charts(board: Board, division: str, styles: dict, root: str) -> lis
     charts = []
     if family(board.round["kind"]).round_rules:
         charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, styles, root))
-    # An MLPerf board's (its results verifiable from MLCommons' logs) say theirs are not MLPerf's.
+    # On an MLPerf board (its family's results are recomputed from MLCommons' logs), the charts
+    # say that chip-hours and cost are not official MLPerf metrics.
     derived = chart_specs.DERIVED_MLPERF if family(board.round["kind"]).verifiable else chart_specs.DERIVED
     charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, styles, root, derived))
     charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, styles, root, derived))
