@@ -727,7 +727,7 @@ def test_chart_titles_and_subtitles_come_in_lines_that_fit_the_image(out):
         assert all(len(line) <= charts.TITLE_CHARACTERS for line in title["text"]), name
         assert all(len(line) <= charts.SUBTITLE_CHARACTERS for line in title["subtitle"]), name
         # Chip-hours and cost are derived, and not MLPerf's: an image is shared on its own.
-        if name.endswith(("--cost", "--chip-hours")):
+        if name.endswith(("--cost", "--chip-hours", "-over-time")):
             text = charts.subtitle_text(spec)
             mlperf = name.startswith("mlperf-")
             assert ("(derived; not an official MLPerf metric)" in text) is mlperf, name

@@ -40,6 +40,10 @@ UNKNOWN = Style("#000000", "circle", ())  # an accelerator no look was made for 
 TITLE_CHARACTERS = 80
 SUBTITLE_CHARACTERS = 105
 OVER_TIME_HEIGHT = 380  # pixels: the published runs' charts over time
+OVER_TIME_BASIS = {
+    "chip_hours": "Chip-hours = chips x minutes / 60 (derived).",
+    "cost": "Cost = chip-hours x the on-demand price in force at the run's date (derived).",
+}
 
 
 @dataclass(frozen=True)
@@ -432,7 +436,8 @@ def over_time(
     spec = _finish(
         layers(*marks, *_model_labels(datasets, points, field, x, y)),
         f"{title} by model over time: {context}",
-        "Each point is one published training run; well-known models are labelled where there is room."
+        "Each point is one published training run; well-known models are labelled where there is room. "
+        + OVER_TIME_BASIS[field]
         + unranked_note(points)
         + _sampled_note(len(points), total),
         datasets,
