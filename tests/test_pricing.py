@@ -380,7 +380,7 @@ def test_boards_mark_every_cost_from_a_later_price_and_count_them(site_project):
     assert marked > 500
     [(priced,)] = rows(str(db), "SELECT count(cost_usd) FROM results")
     index = (site_project / "site" / "index.html").read_text()
-    assert f"{len(later)} of the {priced} on-demand costs use a price dated after their result" in index
+    assert f"{len(later):,} of the {priced:,} on-demand costs use a price dated after their result" in index
     for (round_, benchmark), count in per_board.items():
         text = (site_project / "site" / "boards" / round_ / f"{benchmark}.html").read_text()
         assert f"{count} of the " in text.split('class="notice later-prices">', 1)[1].split("</p>", 1)[0]
