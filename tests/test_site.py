@@ -640,6 +640,11 @@ def test_every_chart_has_an_svg_and_is_embedded_as_written(out):
     assert embedded == len(specs)
 
 
+def subtitle_text(spec: dict) -> str:
+    """A chart's subtitle as one text, its lines joined."""
+    return " ".join(spec["title"]["subtitle"])
+
+
 def chart_values(spec: dict) -> list[dict]:
     layers = spec.get("layer", [spec])
     values = [v for layer in layers for v in layer.get("data", {}).get("values", [])]
@@ -728,7 +733,7 @@ def test_chart_titles_and_subtitles_come_in_lines_that_fit_the_image(out):
         assert all(len(line) <= charts.SUBTITLE_CHARACTERS for line in title["subtitle"]), name
         # Chip-hours and cost are derived, and not MLPerf's: an image is shared on its own.
         if name.endswith(("--cost", "--chip-hours", "-over-time")):
-            text = charts.subtitle_text(spec)
+            text = subtitle_text(spec)
             mlperf = name.startswith("mlperf-")
             assert ("(derived; not an official MLPerf metric)" in text) is mlperf, name
             assert mlperf or "(derived)" in text, name
@@ -752,15 +757,15 @@ def test_results_that_take_no_rank_are_hollow_points_on_every_chart(out, results
             assert p["ranked"] is bool(by_id[p["entry_id"]]["ranked"]), (name, p["entry_id"])
         if not unranked:
             assert all(m["mark"]["filled"] for m in marks), name
-            assert "Hollow" not in charts.subtitle_text(spec), name
+            assert "Hollow" not in subtitle_text(spec), name
             continue
         hollow_charts += 1
         filters = {m["mark"]["filled"]: m.get("transform") for m in marks}
         assert filters == {True: [{"filter": "datum.ranked"}], False: [{"filter": "!datum.ranked"}]}, name
         reasons = {by_id[p["entry_id"]]["unranked_reason"] for p in unranked}
         expected = f"Hollow: {len(unranked)} result{'s' if len(unranked) > 1 else ''} that take"
-        assert expected in charts.subtitle_text(spec), name
-        assert all(reason in charts.subtitle_text(spec) for reason in reasons), name
+        assert expected in subtitle_text(spec), name
+        assert all(reason in subtitle_text(spec) for reason in reasons), name
         assert all(p["rank"].startswith("none: ") for p in unranked), name
     assert hollow_charts > 0
 
@@ -1278,7 +1283,7 @@ def test_charts_draw_a_bounded_number_of_points():
     frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] == charts.FRONTIER]
     points = [(r["minutes"], r["cost_usd"]) for r in rows]
     assert len(frontier) == sum(model.pareto_frontier(points))
-    assert "Showing 300 of 10000 results" in charts.subtitle_text(drawn[0].spec)
+    assert "Showing 300 of 10000 results" in subtitle_text(drawn[0].spec)
 
 
 def build_in_process(project: Path):

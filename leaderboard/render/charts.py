@@ -224,12 +224,6 @@ def wrapped(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
-def subtitle_text(spec: dict) -> str:
-    """A chart's subtitle as one text, its lines joined."""
-    subtitle = spec.get("title", {}).get("subtitle", "")
-    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
-
-
 def layers(*charts: alt.Chart) -> Layers:
     return Layers(charts)
 
@@ -457,11 +451,12 @@ def _model_labels(datasets: dict[str, list], points: list[dict], field: str, x: 
     wanted = sorted((p for p in points if p["label"]), key=lambda p: (-p[field], p["date"], p["entry_id"]))
     if not wanted:
         return []
-    days = [dt.date.fromisoformat(p["date"]).toordinal() for p in points]
+    day = {p["date"]: dt.date.fromisoformat(p["date"]).toordinal() for p in points}
+    first, last = min(day.values()), max(day.values())
     low, high = labels.log_decades([p[field] for p in points])
     spots = [
         (
-            labels.linear(dt.date.fromisoformat(p["date"]).toordinal(), min(days), max(days), SVG_WIDTH),
+            labels.linear(day[p["date"]], first, last, SVG_WIDTH),
             OVER_TIME_HEIGHT - labels.linear(math.log10(p[field]), low, high, OVER_TIME_HEIGHT),
             p["label"],
         )

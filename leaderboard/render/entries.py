@@ -39,7 +39,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         board=board.heading,
         board_page=board_page_path(board, page),
         division_size=len(division_rows),
-        comparable=len(board.rows) >= 2,  # compare.html lists boards of two results or more
+        comparable=board.comparable,
         accelerator=accelerator,
         columns=data.columns,
         source_text=source_text,

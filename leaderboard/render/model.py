@@ -69,6 +69,11 @@ class Board:
         return f"{self.benchmark['name']}, {self.round['name']}"
 
     @property
+    def comparable(self) -> bool:
+        """Whether compare.html offers the board: a board of one result has nothing to compare."""
+        return len(self.rows) >= 2
+
+    @property
     def has_energy(self) -> bool:
         """Whether any result measured its energy to train (an energy column only then)."""
         return any(row.get("energy_kwh") is not None for row in self.rows)

@@ -117,8 +117,7 @@ def accelerator_looks(data: SiteData) -> dict[str, Style]:
 
 
 def _compare_page(site: SiteWriter) -> None:
-    # A board of one result offers nothing to compare: it is not listed (nor linked from its pages).
-    comparable = [b for b in site.data.boards if len(b.rows) >= 2]
+    comparable = [b for b in site.data.boards if b.comparable]  # nor linked from their pages
     site.page(
         "compare.html",
         "compare.html",
