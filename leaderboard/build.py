@@ -155,13 +155,27 @@ def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path 
     # each is half a gigabyte). The entries' count stays in outcome.entries.
     validation.entries = []
     release_freed_memory()
-    store.write_database(db, validation.catalog, rows)
-    outcome.db, outcome.entries = str(db), len(rows.results)
+    entries = len(rows.results)
+    aside = None  # a database file is put in its place only once its site is written too
+    if out is not None and not store.is_url(db):
+        aside = store.write_aside(db, validation.catalog, rows)
+    else:
+        store.write_database(db, validation.catalog, rows)
     del rows
     release_freed_memory()
     if out is not None:
         from leaderboard.render.site import render_site
 
-        render_site(db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
+        try:
+            render_site(aside or db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
+        except BaseException as error:
+            if aside is not None:
+                aside.unlink(missing_ok=True)
+            else:  # a server database is committed before its site is drawn
+                error.add_note("the server database was written; the site was not (the previous site stays)")
+            raise
         outcome.site = out
+    if aside is not None:
+        store.publish(aside, db)
+    outcome.db, outcome.entries = str(db), entries
     return outcome

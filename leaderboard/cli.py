@@ -19,6 +19,7 @@ from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_query import query
 from leaderboard.cli_serve import serve
+from leaderboard.machine_errors import describe
 from leaderboard.problems import Problem, plural
 
 REIMPORTED = (
@@ -182,7 +183,8 @@ def build(
 ) -> None:
     """Validate everything, then write the database and the site.
 
-    Nothing is written when any file is invalid; the previous database and site stay.
+    Nothing is written when any file is invalid, or when the machine refuses a write (a full
+    disk): the previous database and site stay, together.
     """
     from leaderboard.build import build as run_build
 
@@ -198,6 +200,12 @@ def build(
             )
     except (BuildLocked, CommittedCache, CheckFailed) as error:
         raise Failure(str(error)) from None
+    except Exception as error:
+        refused = describe(error)
+        if refused is None:
+            raise
+        kept = getattr(error, "__notes__", None) or ["nothing was built (the previous database and site stay)"]
+        raise Failure(f"{refused}: {'; '.join(kept)}") from None
     if not outcome.ok:
         _print_problems(outcome.problems, "text")
         raise Failure(
@@ -511,6 +519,10 @@ def run() -> None:
     except Exception as error:  # noqa: BLE001 - the last line of defence
         if os.environ.get("LEADERBOARD_DEBUG"):
             raise
+        refused = describe(error)  # a full disk, say: not a bug
+        if refused is not None:
+            click.echo(f"error: {refused}", err=True)
+            _exit(1)
         click.echo(
             f"error: internal error ({type(error).__name__}: {_first_line(error)}); please report it, "
             "with LEADERBOARD_DEBUG=1 for the details",

@@ -50,13 +50,13 @@ def is_url(db: str | Path) -> bool:
 STORAGE_VERSION = "v1.0.0"
 
 
-def engine_for(db: str | Path) -> sa.Engine:
+def engine_for(db: str | Path, **options: object) -> sa.Engine:
     """An engine for a server URL or a DuckDB file; a DuckDB file it creates is written in
-    STORAGE_VERSION's format (an existing file keeps its own)."""
+    STORAGE_VERSION's format (an existing file keeps its own). `options` go to create_engine."""
     if is_url(db):
-        return sa.create_engine(str(db))
+        return sa.create_engine(str(db), **options)
     return sa.create_engine(
-        f"duckdb:///{Path(db)}", connect_args={"config": {"storage_compatibility_version": STORAGE_VERSION}}
+        f"duckdb:///{Path(db)}", connect_args={"config": {"storage_compatibility_version": STORAGE_VERSION}}, **options
     )
 
 
@@ -106,35 +106,38 @@ def _left_off(catalog: Catalog, round_id: str) -> int | None:
 def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
     """Create every table afresh and fill it, atomically: a DuckDB file is built beside the
     target and renamed over it; a server database is replaced inside one transaction."""
-    tables = {
-        **catalog_rows(catalog),
-        "results": rows.results,
-        "costs": rows.costs,
-        "runs": rows.runs,
-        "progress": rows.progress,
-        "epoch_cost_comparison": comparison_rows(rows.results, rows.costs, catalog),
-    }
     if is_url(db):
         engine = engine_for(db)
         try:
             with engine.begin() as connection:
                 metadata.drop_all(connection)
                 metadata.create_all(connection)
-                _fill(connection, tables)
+                _fill(connection, _tables(catalog, rows))
                 costs_at.create(connection)
         finally:
             engine.dispose()
         return
+    publish(write_aside(db, catalog, rows), db)
+
+
+def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
+    """The DuckDB file for `db` (a file, not a URL), complete and readable but beside it, not in
+    its place: publish() renames it over `db`. A build publishes it once the site from it is
+    written too, so a failure on the way (a full disk) leaves the previous database and site as
+    they were, together. Nothing is left behind when this fails."""
     target = Path(db)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
         leftover.unlink(missing_ok=True)
-    engine = engine_for(temporary)
+    # Every transaction on it ends by commit or rollback; once a failed write (a full disk) has
+    # invalidated the file, a rollback on its way back to the pool could only fail and log a
+    # traceback beside the error raised.
+    engine = engine_for(temporary, pool_reset_on_return=None)
     try:
         with engine.begin() as connection:
             metadata.create_all(connection)
-            _fill(connection, tables)
+            _fill(connection, _tables(catalog, rows))
             costs_at.create(connection)
         with engine.connect() as connection:
             connection.exec_driver_sql("CHECKPOINT")
@@ -143,8 +146,24 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
         temporary.unlink(missing_ok=True)
         raise
     engine.dispose()
-    os.replace(temporary, target)
-    Path(f"{target}.wal").unlink(missing_ok=True)
+    return temporary
+
+
+def publish(temporary: Path, db: str | Path) -> None:
+    """Put the file write_aside() made in the place of `db`, in one rename."""
+    os.replace(temporary, db)
+    Path(f"{db}.wal").unlink(missing_ok=True)
+
+
+def _tables(catalog: Catalog, rows: TableRows) -> dict[str, list[dict]]:
+    return {
+        **catalog_rows(catalog),
+        "results": rows.results,
+        "costs": rows.costs,
+        "runs": rows.runs,
+        "progress": rows.progress,
+        "epoch_cost_comparison": comparison_rows(rows.results, rows.costs, catalog),
+    }
 
 
 def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> None:

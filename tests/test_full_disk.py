@@ -1,0 +1,170 @@
+"""A build the machine refuses halfway (a full disk, a file-size limit): one clear line, exit 1, and
+the previous database and site stay as they were, together; nothing is left behind."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from conftest import run_cli
+from test_site import add_known_submission, tree_digest
+
+from leaderboard import build as build_module
+from leaderboard.machine_errors import describe
+from leaderboard.render import site as site_module
+
+DUCKDB_TEXT = (
+    'FATAL Error: Failed to create checkpoint because of error: Could not write file "/p/.leaderboard.duckdb.7.tmp": '
+    "No space left on device"
+)
+
+
+def _from(cause: BaseException) -> BaseException:
+    """An error raised while handling `cause`, as a library re-raises it."""
+    try:
+        try:
+            raise cause
+        except BaseException as inner:
+            raise RuntimeError("commit failed") from inner
+    except RuntimeError as outer:
+        return outer
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device", "site/a.html"),
+            "site/a.html: No space left on device (free some disk space and run it again)",
+        ),
+        (
+            OSError(errno.EFBIG, "File too large"),
+            "File too large (the file grew past the largest this process may write: see `ulimit -f`)",
+        ),
+        (
+            OSError(errno.EROFS, "Read-only file system", "/srv/db"),
+            "/srv/db: Read-only file system (the folder is on a read-only file system)",
+        ),
+        (
+            _from(OSError(errno.ENOSPC, "No space left on device", "x")),
+            "x: No space left on device (free some disk space and run it again)",
+        ),
+        (
+            sa.exc.DatabaseError("COMMIT", None, Exception(DUCKDB_TEXT)),
+            "/p/.leaderboard.duckdb.7.tmp: No space left on device (free some disk space and run it again)",
+        ),
+        (Exception('Could not write file "/p/f": Disk melted'), "/p/f: Disk melted"),
+        # Not the machine refusing: a bug, or an error that has a message of its own.
+        (OSError(errno.ENOENT, "No such file or directory", "x"), None),
+        (ValueError("disk full"), None),
+        (RuntimeError("no database"), None),
+    ],
+)
+def test_what_the_machine_refused_is_said_in_one_line(error, said):
+    assert describe(error) == said
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _leftovers(project: Path) -> list[str]:
+    return sorted(p.name for p in project.iterdir() if p.name.startswith((".site.", ".leaderboard.duckdb.")))
+
+
+@pytest.fixture
+def built(empty_project: Path) -> Path:
+    add_known_submission(empty_project)
+    done = run_cli("build", "-q", cwd=empty_project)
+    assert done.code == 0, done.err
+    # A changed submission: the next build has a new database and pages to write.
+    changed = next((empty_project / "submissions" / "published").rglob("*.yaml"))
+    changed.write_text(changed.read_text(encoding="utf-8").replace("minutes: 600", "minutes: 500"), encoding="utf-8")
+    return empty_project
+
+
+def test_a_build_past_the_file_size_limit_says_so_and_changes_nothing(built):
+    before_db, before_site = _digest(built / "leaderboard.duckdb"), tree_digest(built / "site")
+    limit = 256 * 1024  # far below the database file
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "build", "-q"],
+        cwd=built,
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+    assert "File too large" in done.stderr and "ulimit -f" in done.stderr
+    assert "nothing was built (the previous database and site stay)" in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert _digest(built / "leaderboard.duckdb") == before_db
+    assert tree_digest(built / "site") == before_site
+    assert _leftovers(built) == []
+
+
+def test_a_site_that_cannot_be_written_keeps_the_previous_database_with_the_previous_site(built, monkeypatch):
+    """The new database is complete before the site is drawn from it, but takes its place only
+    once the site has: a failure in between leaves both as they were."""
+    before_db, before_site = _digest(built / "leaderboard.duckdb"), tree_digest(built / "site")
+    drawn_from = []
+
+    def full_disk(db, *args, **kwargs):
+        drawn_from.append(Path(db))
+        raise OSError(errno.ENOSPC, "No space left on device", str(built / "site" / "index.html"))
+
+    monkeypatch.setattr(site_module, "render_site", full_disk)
+    with pytest.raises(OSError) as raised:
+        build_module.build(
+            built / "submissions", built / "catalog", built / "leaderboard.duckdb", built / "site", jobs=1
+        )
+    assert "No space left on device (free some disk space" in describe(raised.value)
+    assert drawn_from and drawn_from[0] != built / "leaderboard.duckdb"  # the new file, beside the old
+    assert _digest(built / "leaderboard.duckdb") == before_db
+    assert tree_digest(built / "site") == before_site
+    assert _leftovers(built) == []
+    monkeypatch.undo()
+    # And when nothing fails, both are new.
+    outcome = build_module.build(
+        built / "submissions", built / "catalog", built / "leaderboard.duckdb", built / "site", jobs=1
+    )
+    assert outcome.ok and _digest(built / "leaderboard.duckdb") != before_db
+    assert tree_digest(built / "site") != before_site
+    assert _leftovers(built) == []
+
+
+def test_with_a_server_database_the_error_says_the_database_was_written(built, monkeypatch):
+    """A server database is committed before its site is drawn: the line says so (the server
+    here is a stand-in; the PostgreSQL tests run the real build)."""
+    from click.testing import CliRunner
+
+    from leaderboard import cli, store
+
+    written = []
+    monkeypatch.setattr(store, "write_database", lambda db, catalog, rows: written.append(db))
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", "site/index.html")
+
+    monkeypatch.setattr(site_module, "render_site", full_disk)
+    monkeypatch.chdir(built)
+    url = "postgresql+psycopg://someone@db.invalid/leaderboard"
+    done = CliRunner().invoke(cli.main, ["build", "-q", "--db", url, "--jobs", "1"])
+    assert done.exit_code == 1 and written == [url]
+    assert done.output.strip() == (
+        "error: site/index.html: No space left on device (free some disk space and run it again): "
+        "the server database was written; the site was not (the previous site stays)"
+    )
