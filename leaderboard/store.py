@@ -205,14 +205,18 @@ def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
 
     columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: orjson takes no subclass
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
-        for start in range(0, len(rows), JSON_ROWS):
-            chunk = [{name: row.get(name) for name in columns} for row in rows[start : start + JSON_ROWS]]
-            for row in chunk:
-                for value in row.values():
-                    if value.__class__ is float and not math.isfinite(value):
-                        return False
-            file.write(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in chunk))
-        file.flush()
+        try:
+            for start in range(0, len(rows), JSON_ROWS):
+                chunk = [{name: row.get(name) for name in columns} for row in rows[start : start + JSON_ROWS]]
+                for row in chunk:
+                    for value in row.values():
+                        if value.__class__ is float and not math.isfinite(value):
+                            return False
+                file.write(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in chunk))
+            file.flush()
+        except OSError as error:  # a full disk: name the file (a write's error names none)
+            error.filename = error.filename or file.name
+            raise
         names = ", ".join(f'"{c}"' for c in columns)
         duck.execute(
             f'INSERT INTO "{table.name}" ({names}) '

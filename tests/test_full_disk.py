@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -109,6 +110,7 @@ def test_a_build_past_the_file_size_limit_says_so_and_changes_nothing(built):
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
     assert "File too large" in done.stderr and "ulimit -f" in done.stderr
+    assert re.match(r"error: /\S+: File too large", done.stderr), done.stderr  # the file is named
     assert "nothing was built (the previous database and site stay)" in done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert _digest(built / "leaderboard.duckdb") == before_db
