@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
@@ -90,8 +91,37 @@ def write_text(target: Path, text: str) -> Path:
     new, never half); a file that already holds `text` is left untouched, and a link is replaced."""
     if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
         return target
+    os.replace(_written_beside(target, text), target)
+    return target
+
+
+def write_texts(files: Sequence[tuple[Path, str]]) -> None:
+    """Several files whole, and together as far as a file system allows: every new text is
+    written beside its file first, and only once all are written do they take their places
+    (renames, which need no space). When the machine refuses a write (a full disk) no file has
+    changed and no temporary file is left."""
+    written: list[tuple[Path, Path]] = []
+    try:
+        for target, text in files:
+            written.append((_written_beside(target, text), target))
+    except BaseException:
+        for temporary, _ in written:
+            temporary.unlink(missing_ok=True)
+        raise
+    for temporary, target in written:
+        os.replace(temporary, target)
+
+
+def _written_beside(target: Path, text: str) -> Path:
+    """`text` in a temporary file beside `target`. A write the machine refuses removes it again,
+    and the error names it (a refused write names no file of its own)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    try:
+        temporary.write_text(text, encoding="utf-8")
+    except BaseException as error:
+        temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            error.filename = error.filename or str(temporary)
+        raise
+    return temporary

@@ -447,7 +447,8 @@ def import_mlperf(
     without unpacking; several are imported side by side, one process per CPU. Prints, per
     source, the entries written, the runs counted and failed, and every result directory
     skipped with its reason (also written to catalog/skipped/<round>.csv). Each file is written
-    whole: a re-import replaces hand edits, as official rounds are closed to them.
+    whole: a re-import replaces hand edits, as official rounds are closed to them. A round's
+    entry files are written together: when the machine refuses one (a full disk), none changes.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import mlperf

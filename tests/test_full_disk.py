@@ -8,13 +8,14 @@ import hashlib
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from conftest import run_cli
+from conftest import ROOT, run_cli
 from test_site import add_known_submission, tree_digest
 
 from leaderboard import build as build_module
@@ -170,3 +171,56 @@ def test_with_a_server_database_the_error_says_the_database_was_written(built, m
         "error: site/index.html: No space left on device (free some disk space and run it again): "
         "the server database was written; the site was not (the previous site stays)"
     )
+
+
+def test_several_files_are_written_all_or_none(tmp_path, monkeypatch):
+    from leaderboard import atomic
+
+    old = tmp_path / "a.yaml"
+    old.write_text("old\n", encoding="utf-8")
+    files = [(old, "new\n"), (tmp_path / "sub" / "b.yaml", "b\n"), (tmp_path / "c.yaml", "c\n")]
+    real_write = Path.write_text
+
+    def full_on_the_third(path, text, *args, **kwargs):
+        if path.name == ".c.yaml.tmp":
+            real_write(path, text[:1], *args, **kwargs)  # half written, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_on_the_third)
+    with pytest.raises(OSError) as raised:
+        atomic.write_texts(files)
+    assert raised.value.filename == str(tmp_path / ".c.yaml.tmp")
+    assert old.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a.yaml"]
+    monkeypatch.undo()
+    atomic.write_texts(files)
+    assert [path.read_text(encoding="utf-8") for path, _ in files] == ["new\n", "b\n", "c\n"]
+
+
+def test_an_import_past_the_file_size_limit_writes_no_entry(shared_data, tmp_path):
+    """Every entry file of the round is larger than the limit: the import stops at the first,
+    says which, and leaves no entry and no temporary file."""
+    archive = shared_data / "mlperf-training-v0.5.tar.xz"
+    if not archive.is_file():
+        pytest.skip("no MLPerf Training v0.5 archive in ../shared/data")
+    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
+    limit = 1000
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "import-mlperf", str(archive), "-q", "--jobs", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert re.fullmatch(
+        r"error: submissions/mlperf-training-v0\.5/\S+\.tmp: File too large \(.*ulimit -f.*\)\n", done.stderr
+    ), done.stderr
+    assert [p for p in (tmp_path / "submissions").rglob("*") if p.is_file()] == []

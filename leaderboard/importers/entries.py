@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard import atomic
 from leaderboard.catalog import Round
 from leaderboard.files import SUFFIXES, dump_yaml, load
 from leaderboard.importers.layouts import ResultDir
@@ -143,6 +144,7 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
     contents = dict(existing)
 
     written: list[Written] = []
+    changed: list[tuple[Path, str]] = []
     for file_name, data in entries:
         target = round_dir / slug(data["submitter"]) / file_name
         match = by_identity.get(identity(data)) or by_url.get(data["source"].get("url", "").rstrip("/"))
@@ -154,13 +156,14 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
             status = "unchanged"
         else:
             status = "updated" if old_text is not None or match is not None else "new"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            temporary = target.with_name(f".{target.name}.tmp")
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, target)
-        replaced = None
-        if match is not None and match != target and match.exists():
-            match.unlink()
-            replaced = match
+            changed.append((target, text))
+        replaced = match if match is not None and match != target and match.exists() else None
         written.append(Written(target, status, replaced, data))
+    # Every file, or none (a full disk halfway leaves the round as it was); then the files that
+    # held the same entries under other names go.
+    atomic.write_texts(changed)
+    targets = {item.path for item in written}
+    for item in written:
+        if item.replaced is not None and item.replaced not in targets:
+            item.replaced.unlink(missing_ok=True)
     return written

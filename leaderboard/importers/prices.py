@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from leaderboard import atomic
 from leaderboard.catalog import Catalog
 from leaderboard.problems import plural
 
@@ -276,10 +277,7 @@ def write_if_changed(path: Path, text: str) -> bool:
     """Write `text` unless the file already holds exactly it; True when written."""
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    atomic.write_texts([(path, text)])
     return True
 
 
