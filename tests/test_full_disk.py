@@ -73,6 +73,24 @@ def test_what_the_machine_refused_is_said_in_one_line(error, said):
     assert describe(error) == said
 
 
+def run_limited(args: list[str], cwd: Path, limit: int) -> subprocess.CompletedProcess:
+    """The command line, as a user runs it, in a process that may write no file past `limit`
+    bytes (ulimit -f): its writes fail as on a full disk (EFBIG; Python ignores SIGXFSZ)."""
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run(
+        [sys.executable, "-m", "leaderboard", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=300,
+    )
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -94,20 +112,7 @@ def built(empty_project: Path) -> Path:
 
 def test_a_build_past_the_file_size_limit_says_so_and_changes_nothing(built):
     before_db, before_site = _digest(built / "leaderboard.duckdb"), tree_digest(built / "site")
-    limit = 256 * 1024  # far below the database file
-
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    done = subprocess.run(
-        [sys.executable, "-m", "leaderboard", "build", "-q"],
-        cwd=built,
-        capture_output=True,
-        text=True,
-        preexec_fn=limited,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=300,
-    )
+    done = run_limited(["build", "-q"], cwd=built, limit=256 * 1024)  # far below the database file
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
     assert "File too large" in done.stderr and "ulimit -f" in done.stderr
@@ -205,20 +210,7 @@ def test_an_import_past_the_file_size_limit_writes_no_entry(shared_data, tmp_pat
     if not archive.is_file():
         pytest.skip("no MLPerf Training v0.5 archive in ../shared/data")
     shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
-    limit = 1000
-
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    done = subprocess.run(
-        [sys.executable, "-m", "leaderboard", "import-mlperf", str(archive), "-q", "--jobs", "1"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        preexec_fn=limited,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=300,
-    )
+    done = run_limited(["import-mlperf", str(archive), "-q", "--jobs", "1"], cwd=tmp_path, limit=1000)
     assert done.returncode == 1
     assert re.fullmatch(
         r"error: submissions/mlperf-training-v0\.5/\S+\.tmp: File too large \(.*ulimit -f.*\)\n", done.stderr
