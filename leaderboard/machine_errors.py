@@ -34,15 +34,15 @@ def describe(error: BaseException) -> str | None:
     file operation; None for anything else (a bug, or an error with a message of its own)."""
     for link in _chain(error):
         if isinstance(link, OSError) and link.errno in HINTS:
-            return said(link.strerror or os.strerror(link.errno), link.filename, link.errno)
+            return _said(link.strerror or os.strerror(link.errno), link.filename, link.errno)
         match = _DUCKDB_WRITE.search(str(link))
         if match:
             reason = match["reason"].strip().rstrip(".")
-            return said(reason, match["file"], _CODES.get(reason))
+            return _said(reason, match["file"], _CODES.get(reason))
     return None
 
 
-def said(reason: str, file: object, code: int | None) -> str:
+def _said(reason: str, file: object, code: int | None) -> str:
     """One line: the file (when known), the system's reason, and what to do (when known)."""
     text = f"{os.fsdecode(file)}: {reason}" if file else reason
     hint = HINTS.get(code) if code is not None else None

@@ -52,11 +52,12 @@ def division_charts(board: Board, division: str, styles: dict, root: str) -> lis
     context = _division_context(board, division)
     stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
     charts = []
-    if family(board.round["kind"]).round_rules:
+    kind = family(board.round["kind"])
+    if kind.round_rules:
         charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, styles, root))
     # On an MLPerf board (its family's results are recomputed from MLCommons' logs), the charts
     # say that chip-hours and cost are not official MLPerf metrics.
-    derived = chart_specs.DERIVED_MLPERF if family(board.round["kind"]).verifiable else chart_specs.DERIVED
+    derived = chart_specs.DERIVED_MLPERF if kind.verifiable else chart_specs.DERIVED
     charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, styles, root, derived))
     charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, styles, root, derived))
     return [c for c in charts if c]
