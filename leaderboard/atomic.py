@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
@@ -91,31 +92,83 @@ def write_text(target: Path, text: str) -> Path:
     new, never half); a file that already holds `text` is left untouched, and a link is replaced."""
     if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
         return target
+    target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(_written_beside(target, text), target)
     return target
 
 
 def write_texts(files: Sequence[tuple[Path, str]]) -> None:
-    """Several files whole, and together as far as a file system allows: every new text is
-    written beside its file first, and only once all are written do they take their places
-    (renames, which need no space). When the machine refuses a write (a full disk) no file has
-    changed and no temporary file is left."""
-    written: list[tuple[Path, Path]] = []
-    try:
-        for target, text in files:
-            written.append((_written_beside(target, text), target))
-    except BaseException:
-        for temporary, _ in written:
-            temporary.unlink(missing_ok=True)
-        raise
-    for temporary, target in written:
-        os.replace(temporary, target)
+    """Several files whole, and together as far as a file system allows (see Changes)."""
+    changes = Changes()
+    for target, text in files:
+        changes.writes.append((Path(target), text))
+    changes.commit()
+
+
+@dataclass
+class Changes:
+    """Files written and removed together, as far as a file system allows: commit() writes every
+    new text beside its file first, and only once all are written renames them into place (renames
+    need no space) and removes the files that go. When the machine refuses a write (a full disk),
+    no file has changed and no temporary file, nor any folder made for one, is left."""
+
+    writes: list[tuple[Path, str]] = field(default_factory=list)
+    removals: list[Path] = field(default_factory=list)
+
+    def write(self, target: Path, text: str) -> bool:
+        """`text` to become `target` at commit(); False (nothing to do) when it already holds it."""
+        target = Path(target)
+        if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
+            return False
+        self.writes.append((target, text))
+        return True
+
+    def remove(self, path: Path) -> None:
+        """`path` to go at commit(), after the writes."""
+        self.removals.append(Path(path))
+
+    def removed(self, path: Path) -> bool:
+        return Path(path) in self.removals
+
+    def commit(self) -> None:
+        made: list[Path] = []
+        written: list[tuple[Path, Path]] = []
+        try:
+            for target, text in self.writes:
+                _make_folder(target.parent, made)
+                written.append((_written_beside(target, text), target))
+        except BaseException:
+            for temporary, _ in written:
+                temporary.unlink(missing_ok=True)
+            for folder in reversed(made):
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass
+            raise
+        for temporary, target in written:
+            os.replace(temporary, target)
+        targets = {target for target, _ in self.writes}
+        for path in self.removals:
+            if path not in targets:
+                path.unlink(missing_ok=True)
+        self.writes, self.removals = [], []
+
+
+def _make_folder(folder: Path, made: list[Path]) -> None:
+    """Make `folder` and its missing parents, noting each one made (outermost first)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(exist_ok=True)
+        made.append(each)
 
 
 def _written_beside(target: Path, text: str) -> Path:
-    """`text` in a temporary file beside `target`. A write the machine refuses removes it again,
-    and the error names it (a refused write names no file of its own)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """`text` in a temporary file beside `target` (its folder exists). A write the machine refuses
+    removes it again, and the error names it (a refused write names no file of its own)."""
     temporary = target.with_name(f".{target.name}.tmp")
     try:
         temporary.write_text(text, encoding="utf-8")

@@ -406,7 +406,8 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
 
     One file per model that names a single training hardware, its quantity and the training
     time, listed with digests in CATALOG/imported/published.csv. Hand-typed files are kept; an
-    imported file is the importer's, rewritten whole (a hand edit does not survive).
+    imported file is the importer's, rewritten whole (a hand edit does not survive). The files
+    and the list are written together: when the machine refuses one (a full disk), none changes.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import epoch
@@ -415,7 +416,7 @@ def import_epoch(csv_file: Path, out: Path, catalog_dir: Path, list_skipped: boo
     try:
         result = epoch.import_epoch(csv_file, catalog, out, catalog_dir=catalog_dir)
     except (OSError, epoch.CsvError) as error:
-        raise Failure(str(error)) from None
+        raise Failure(describe(error) or str(error)) from None
     for line in epoch.report_lines(result, out) + (epoch.skipped_lines(result) if list_skipped else []):
         click.echo(line)
 
@@ -448,7 +449,9 @@ def import_mlperf(
     source, the entries written, the runs counted and failed, and every result directory
     skipped with its reason (also written to catalog/skipped/<round>.csv). Each file is written
     whole: a re-import replaces hand edits, as official rounds are closed to them. A round's
-    entry files are written together: when the machine refuses one (a full disk), none changes.
+    entry files, its manifest (catalog/verified/<round>.csv) and its list of what was left off are
+    written together: when the machine refuses one (a full disk), none changes and no folder is
+    left behind.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import mlperf

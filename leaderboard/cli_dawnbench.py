@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli_common import Failure
+from leaderboard.machine_errors import describe
 from leaderboard.problems import plural
 
 
@@ -29,7 +30,8 @@ def import_dawnbench(source: Path, out: Path, catalog_dir: Path) -> None:
     archive. Time to target is the first TSV row reaching the task's target; hardware is read
     through catalog/instance-types.yaml and the accelerators' aliases. Prints every entry not
     written with its reason (unresolved hardware, a malformed TSV); the others are written, with
-    the importer's manifest in CATALOG/imported/dawnbench-v1.0.csv.
+    the importer's manifest in CATALOG/imported/dawnbench-v1.0.csv, all together: when the machine
+    refuses one file (a full disk), none changes.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.importers import dawnbench
@@ -42,6 +44,6 @@ def import_dawnbench(source: Path, out: Path, catalog_dir: Path) -> None:
     try:
         result = dawnbench.import_dawnbench(source, catalog, out, catalog_dir)
     except (OSError, dawnbench.SourceError) as error:
-        raise Failure(str(error)) from None
+        raise Failure(describe(error) or str(error)) from None
     for line in dawnbench.report_lines(result, out):
         click.echo(line)

@@ -30,7 +30,10 @@ def cli_reference() -> str:
     from leaderboard.cli import main
 
     parts = []
-    context = click.Context(main, info_name="leaderboard", terminal_width=100, max_content_width=100)
+    # The group's own settings (-h as well as --help), as a command line gets them.
+    context = click.Context(
+        main, info_name="leaderboard", terminal_width=100, max_content_width=100, **main.context_settings
+    )
     parts.append("```\n" + main.get_help(context) + "\n```\n")
     for name in sorted(main.commands):
         command = main.commands[name]

@@ -39,14 +39,20 @@ def row(entry_id: str, data: dict, content: bytes) -> dict:
     }
 
 
-def write(catalog_dir: Path, round_id: str, rows: Iterable[dict], folder: str = FOLDER) -> Path:
+def write(
+    catalog_dir: Path, round_id: str, rows: Iterable[dict], folder: str = FOLDER, changes: atomic.Changes | None = None
+) -> Path:
     """The round's manifest, rows in entry order, written atomically; unchanged bytes are kept.
-    `folder`: verified/ for MLPerf's importer, imported/ for importers whose files are not verified."""
+    `folder`: verified/ for MLPerf's importer, imported/ for importers whose files are not verified.
+    With `changes`, it is written with the entries it lists, when they are committed."""
     target = manifest_path(catalog_dir, round_id, folder)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(sorted(rows, key=lambda r: r["entry_id"]))
+    if changes is not None:
+        changes.write(target, buffer.getvalue())
+        return target
     return atomic.write_text(target, buffer.getvalue())
 
 

@@ -51,10 +51,20 @@ def to_csv(items: Iterable[SkippedResult]) -> str:
     return buffer.getvalue()
 
 
-def write(catalog_dir: Path, round_id: str, items: Iterable[SkippedResult], folder: str = FOLDER) -> Path:
+def write(
+    catalog_dir: Path,
+    round_id: str,
+    items: Iterable[SkippedResult],
+    folder: str = FOLDER,
+    changes: atomic.Changes | None = None,
+) -> Path:
     """The round's file, written whole and atomically (a header alone when nothing was left
-    off: the round was imported and nothing is missing); unchanged bytes are kept."""
+    off: the round was imported and nothing is missing); unchanged bytes are kept. With
+    `changes`, it is written with the import's entries, when they are committed."""
     target = skipped_path(catalog_dir, round_id, folder)
+    if changes is not None:
+        changes.write(target, to_csv(items))
+        return target
     return atomic.write_text(target, to_csv(items))
 
 

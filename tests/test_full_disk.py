@@ -197,7 +197,7 @@ def test_several_files_are_written_all_or_none(tmp_path, monkeypatch):
         atomic.write_texts(files)
     assert raised.value.filename == str(tmp_path / ".c.yaml.tmp")
     assert old.read_text(encoding="utf-8") == "old\n"
-    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a.yaml"]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.yaml"]  # nor the folder made for b.yaml
     monkeypatch.undo()
     atomic.write_texts(files)
     assert [path.read_text(encoding="utf-8") for path, _ in files] == ["new\n", "b\n", "c\n"]
@@ -216,3 +216,51 @@ def test_an_import_past_the_file_size_limit_writes_no_entry(shared_data, tmp_pat
         r"error: submissions/mlperf-training-v0\.5/\S+\.tmp: File too large \(.*ulimit -f.*\)\n", done.stderr
     ), done.stderr
     assert [p for p in (tmp_path / "submissions").rglob("*") if p.is_file()] == []
+    assert not (tmp_path / "submissions").exists()  # nor the folders made for the entries
+
+
+def test_an_import_whose_manifest_cannot_be_written_writes_no_entry(shared_data, tmp_path, monkeypatch):
+    """The round's entries, its manifest (catalog/verified/) and its list of what was left off
+    (catalog/skipped/) are written together: a full disk at the manifest, after every entry's
+    text was written beside its place, leaves no entry, no manifest and no folder. Then the same
+    import with room writes all three, the manifest's digests those of the files written."""
+    from leaderboard import catalog as catalog_module
+    from leaderboard import manifest
+    from leaderboard.importers import mlperf
+
+    archive = shared_data / "mlperf-training-v0.5.tar.xz"
+    if not archive.is_file():
+        pytest.skip("no MLPerf Training v0.5 archive in ../shared/data")
+    catalog_dir = tmp_path / "catalog"
+    shutil.copytree(ROOT / "catalog", catalog_dir)
+    listed = manifest.manifest_path(catalog_dir, "mlperf-training-v0.5")
+    left_off = catalog_dir / "skipped" / "mlperf-training-v0.5.csv"
+    listed.unlink()  # a first import of the round: its manifest is new
+    left_off.write_text("stale\n", encoding="utf-8")
+    out = tmp_path / "submissions"
+    catalog = catalog_module.load_catalog(catalog_dir)
+    real_write = Path.write_text
+    tried = []
+
+    def full_at_the_manifest(path, text, *args, **kwargs):
+        tried.append(path.name)
+        if path.name == f".{listed.name}.tmp":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_at_the_manifest)
+    with pytest.raises(OSError):
+        mlperf.import_sources([archive], None, catalog, catalog_dir, out, jobs=1)
+    assert len(tried) > 20  # the entries' texts were written before the manifest's failed
+    assert not out.exists()
+    assert not listed.exists()
+    assert left_off.read_text(encoding="utf-8") == "stale\n"
+    assert not [p for p in catalog_dir.rglob(".*.tmp")]
+    monkeypatch.undo()
+
+    [outcome] = mlperf.import_sources([archive], None, catalog, catalog_dir, out, jobs=1)
+    assert outcome.failure is None
+    rows = manifest.read_rows(listed)
+    assert len(rows) == len(outcome.report.written) > 20
+    assert all(_digest(out / f"{row['entry_id']}.yaml") == row["sha256"] for row in rows)
+    assert left_off.read_text(encoding="utf-8") != "stale\n"

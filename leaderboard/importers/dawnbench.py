@@ -21,12 +21,11 @@ from typing import Any
 
 import orjson
 
-from leaderboard import manifest, skipped
+from leaderboard import atomic, manifest, skipped
 from leaderboard.catalog import Catalog
 from leaderboard.files import dump_yaml
 from leaderboard.importers.archive import READ_ERRORS, SourceError, iter_source
 from leaderboard.importers.hardware import Hardware, read_hardware
-from leaderboard.importers.prices import write_if_changed
 from leaderboard.normalize import slug
 from leaderboard.problems import plural
 from leaderboard.tree import identity
@@ -350,16 +349,19 @@ def plan_import(source: Path, catalog: Catalog) -> DawnbenchImport:
 
 
 def write_import(result: DawnbenchImport, out: Path, catalog_dir: Path) -> None:
-    """Write every entry and the round's manifest; list the round's files no longer written."""
+    """Write every entry, the round's manifest and its list of what was left off, together (a full
+    disk leaves all of them as they were); list the round's files no longer written."""
     rows = []
+    changes = atomic.Changes()
     for item in result.entries:
         text = dump_yaml(item.data)
         target = out / item.path
-        (result.written if write_if_changed(target, text) else result.unchanged).append(target)
+        (result.written if changes.write(target, text) else result.unchanged).append(target)
         entry_id = item.path.with_suffix("").as_posix()
         rows.append(manifest.row(entry_id, item.data, text.encode("utf-8")))
-    result.manifest = manifest.write(catalog_dir, ROUND, rows, folder=MANIFEST_FOLDER)
-    result.left_off_list = skipped.write(catalog_dir, ROUND, result.left_off, folder=SKIPPED_FOLDER)
+    result.manifest = manifest.write(catalog_dir, ROUND, rows, MANIFEST_FOLDER, changes)
+    result.left_off_list = skipped.write(catalog_dir, ROUND, result.left_off, SKIPPED_FOLDER, changes)
+    changes.commit()
     produced = {out / item.path for item in result.entries}
     round_dir = out / ROUND
     if round_dir.is_dir():

@@ -29,6 +29,7 @@ class Written:
     status: str  # new | updated | unchanged
     replaced: Path | None = None  # a file of the same entry under another name, now removed
     data: dict | None = None  # what the file holds
+    text: str = ""  # the file's text
 
 
 def source_url(round_: Round, result: ResultDir) -> str | None:
@@ -118,11 +119,14 @@ def entry_file_name(result: ResultDir, benchmark_id: str) -> str:
     return f"{result.system_slug}-{benchmark_id}.yaml"
 
 
-def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str) -> list[Written]:
+def write_entries(
+    entries: Sequence[tuple[str, dict]], out: Path, round_id: str, changes: atomic.Changes | None = None
+) -> list[Written]:
     """Write each entry to out/<round>/<submitter-slug>/, replacing the file that already holds
     the same entry (same identity or same source URL; removed when its name differs). Nothing a
     person added to that file is kept: a fresh import writes the same bytes. Unchanged files are
-    not rewritten."""
+    not rewritten. Every file, or none (a full disk halfway leaves the round as it was). With
+    `changes`, the files are written when the caller commits them, with its other files."""
     round_dir = out / round_id
     existing: list[tuple[Path, dict]] = []
     if round_dir.is_dir():
@@ -158,12 +162,13 @@ def write_entries(entries: Sequence[tuple[str, dict]], out: Path, round_id: str)
             status = "updated" if old_text is not None or match is not None else "new"
             changed.append((target, text))
         replaced = match if match is not None and match != target and match.exists() else None
-        written.append(Written(target, status, replaced, data))
-    # Every file, or none (a full disk halfway leaves the round as it was); then the files that
-    # held the same entries under other names go.
-    atomic.write_texts(changed)
-    targets = {item.path for item in written}
+        written.append(Written(target, status, replaced, data, text))
+    own = changes is None
+    changes = atomic.Changes() if own else changes
+    changes.writes.extend(changed)
     for item in written:
-        if item.replaced is not None and item.replaced not in targets:
-            item.replaced.unlink(missing_ok=True)
+        if item.replaced is not None:
+            changes.remove(item.replaced)  # after the writes, unless it is written itself
+    if own:
+        changes.commit()
     return written

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leaderboard import manifest
+from leaderboard import atomic, manifest
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import dump_yaml, load
@@ -27,7 +27,6 @@ from leaderboard.importers.prices import (
     parse_date,
     parse_number,
     read_records,
-    write_if_changed,
 )
 from leaderboard.normalize import chip_hours, chips, slug
 from leaderboard.problems import plural
@@ -387,34 +386,40 @@ def plan_import(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | No
     return result
 
 
-def write_import(result: EpochImport, out: Path) -> None:
+def write_import(result: EpochImport, out: Path, changes: atomic.Changes | None = None) -> None:
+    """Every run's file, together (a full disk leaves all as they were); with `changes`, when the
+    caller commits them with its other files."""
+    own = changes is None
+    changes = atomic.Changes() if own else changes
     for run in result.runs:
         target = out / run.path
-        if write_if_changed(target, dump_yaml(run.data)):
-            result.written.append(target)
-        else:
-            result.unchanged.append(target)
+        (result.written if changes.write(target, dump_yaml(run.data)) else result.unchanged).append(target)
+    if own:
+        changes.commit()
 
 
 def import_epoch(
     csv_path: Path, catalog: Catalog, out: Path, today: dt.date | None = None, catalog_dir: Path | None = None
 ) -> EpochImport:
-    """Plan and write the import; with `catalog_dir`, also its manifest (record_manifest)."""
+    """Plan and write the import; with `catalog_dir`, also its manifest (record_manifest), written
+    with the runs' files or (a full disk) none of them."""
     result = plan_import(csv_path, catalog, out, today)
-    write_import(result, out)
+    changes = atomic.Changes()
+    write_import(result, out, changes)
     if catalog_dir is not None:
-        record_manifest(catalog_dir, result, out)
+        record_manifest(catalog_dir, result, out, changes)
+    changes.commit()
     return result
 
 
-def record_manifest(catalog_dir: Path, result: EpochImport, out: Path) -> Path:
+def record_manifest(catalog_dir: Path, result: EpochImport, out: Path, changes: atomic.Changes | None = None) -> Path:
     """catalog/imported/published.csv: every file this import wrote (or found unchanged), with its
     digest; exactly what a fresh import of the same CSV lists. Imported is not verified."""
     rows = [
-        manifest.row(f"{ROUND}/{run.path.with_suffix('').as_posix()}", run.data, (out / run.path).read_bytes())
+        manifest.row(f"{ROUND}/{run.path.with_suffix('').as_posix()}", run.data, dump_yaml(run.data).encode("utf-8"))
         for run in result.runs
     ]
-    return manifest.write(catalog_dir, ROUND, rows, family(KIND).manifest_folder or "imported")
+    return manifest.write(catalog_dir, ROUND, rows, family(KIND).manifest_folder or "imported", changes)
 
 
 def report_lines(result: EpochImport, out: Path) -> list[str]:

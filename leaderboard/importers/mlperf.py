@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from leaderboard import manifest, skipped
+from leaderboard import atomic, manifest, skipped
 from leaderboard.catalog import Catalog, Round
 from leaderboard.families import family
 from leaderboard.files import SUFFIXES
@@ -217,34 +217,46 @@ def _import_in_worker(
     try:
         tables = read_rcp_tables(catalog_dir, round_id)
         import_round = round_importer(mlperf_round(catalog, round_id, tuple(ROUND_IMPORTERS)))
-        report = import_round(source, round_id, catalog, out, tables, progress)
+        # The entries, the round's manifest and its list of what was left off: written together,
+        # or (a full disk) none of them.
+        changes = atomic.Changes()
+        report = import_round(source, round_id, catalog, out, tables, progress, changes)
     except ImportFailure as error:
         return None, str(error)
-    record_manifest(catalog_dir, round_id, out, report.written)
-    record_skipped(catalog, catalog_dir, round_id, report.left_off)
+    record_manifest(catalog_dir, round_id, out, report.written, changes)
+    record_skipped(catalog, catalog_dir, round_id, report.left_off, changes)
+    changes.commit()
     return report, None
 
 
-def record_manifest(catalog_dir: Path, round_id: str, out: Path, written: list[Written]) -> Path:
+def record_manifest(
+    catalog_dir: Path, round_id: str, out: Path, written: list[Written], changes: atomic.Changes | None = None
+) -> Path:
     """catalog/verified/<round>.csv: every entry this import wrote, with its file's digest, plus
-    the rows of earlier imports whose files are still there (an import of part of a round)."""
+    the rows of earlier imports whose files are still there (an import of part of a round). With
+    `changes`, written when they are committed (and a file they remove is no longer there)."""
     rows = {}
     for item in written:
         entry_id = item.path.relative_to(out).with_suffix("").as_posix()
-        rows[entry_id] = manifest.row(entry_id, item.data, item.path.read_bytes())
+        rows[entry_id] = manifest.row(entry_id, item.data, item.text.encode("utf-8"))
+    gone = changes.removed if changes is not None else lambda path: False
     for old in manifest.read_rows(manifest.manifest_path(catalog_dir, round_id)):
         kept = [out / f"{old['entry_id']}{suffix}" for suffix in SUFFIXES]
-        if old["entry_id"] not in rows and any(path.is_file() for path in kept):
+        if old["entry_id"] not in rows and any(path.is_file() and not gone(path) for path in kept):
             rows[old["entry_id"]] = old
-    return manifest.write(catalog_dir, round_id, rows.values())
+    return manifest.write(catalog_dir, round_id, rows.values(), changes=changes)
 
 
 def record_skipped(
-    catalog: Catalog, catalog_dir: Path, round_id: str, rows: list[skipped.SkippedResult]
+    catalog: Catalog,
+    catalog_dir: Path,
+    round_id: str,
+    rows: list[skipped.SkippedResult],
+    changes: atomic.Changes | None = None,
 ) -> Path | None:
     """catalog/skipped/<round>.csv: every result folder of the round this import left off, written whole."""
     folder = family(catalog.rounds[round_id].kind).skipped_folder
-    return skipped.write(catalog_dir, round_id, rows, folder) if folder else None
+    return skipped.write(catalog_dir, round_id, rows, folder, changes) if folder else None
 
 
 def import_mlperf(
@@ -254,6 +266,7 @@ def import_mlperf(
     out: Path,
     rcp_tables: dict[str, RcpTable] | None = None,
     progress: Callable[[int], None] | None = None,
+    changes: atomic.Changes | None = None,
 ) -> ImportReport:
     """Read `source` (folder or archive), score every result directory, write the entries under
     `out/<round>/<submitter-slug>/`. Raises ImportFailure when nothing can be imported."""
@@ -356,7 +369,7 @@ def import_mlperf(
         report.notes.append(f"symbolic links not followed: {', '.join(notes.links_ignored)}")
     _disambiguate(entries)
     named = [(entry_file_name(result, data["benchmark"]), data) for result, data in entries]
-    report.written = write_entries(named, out, round_id)
+    report.written = write_entries(named, out, round_id, changes)
     return report
 
 

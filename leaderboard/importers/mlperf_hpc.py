@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboard import atomic
 from leaderboard.catalog import Catalog, Round, RoundRules
 from leaderboard.importers.archive import READ_ERRORS, SourceError, SourceNotes, iter_source
 from leaderboard.importers.entries import entry_data, entry_file_name, write_entries
@@ -157,6 +158,7 @@ def import_hpc(
     out: Path,
     rcp_tables: dict[str, RcpTable] | None = None,
     progress: Callable[[int], None] | None = None,
+    changes: atomic.Changes | None = None,
 ) -> ImportReport:
     """Read `source` (folder or archive) of an MLPerf HPC round, score every result folder, write
     the entries under `out/<round>/<submitter-slug>/`. A closed strong-scaling score is scaled
@@ -230,7 +232,7 @@ def import_hpc(
         report.notes.append(f"symbolic links not followed: {', '.join(notes.links_ignored)}")
     _disambiguate(entries)
     named = [(entry_file_name(result, data["benchmark"]), data) for result, data in entries]
-    report.written = write_entries(named, out, round_id)
+    report.written = write_entries(named, out, round_id, changes)
     return report
 
 
