@@ -378,6 +378,31 @@ def test_pages_across_rounds_draw_their_charts_with_no_errors_and_fit_a_phone(vi
     assert v.errors == []
 
 
+def test_a_generations_chart_picks_out_a_line_from_the_keyboard(visit, out):
+    """A legend takes no keyboard: the list below the chart picks out a line, and the others fade."""
+    v = visit()
+    page = v.go(url(out, "generations/nvidia.html"))
+    page.wait_for_function(
+        "() => document.querySelectorAll('figure.chart.live').length === "
+        "document.querySelectorAll('figure.chart').length",
+        timeout=20000,
+    )
+    figure = page.locator("figure.chart").first
+    chosen = figure.locator("select")
+    assert "Pick out a line" in chosen.evaluate("e => e.closest('label').innerText")
+    marks = (
+        "(f) => [...f.querySelectorAll('.chart-live svg .mark-line path')].map(p => p.getAttribute('opacity') || '1')"
+    )
+    assert set(figure.evaluate(marks)) == {"1"}
+    chosen.focus()
+    page.keyboard.press("ArrowDown")
+    assert " at " in chosen.input_value()  # a line, e.g. "GNMT (target 0.24) at 8 chips"
+    page.wait_for_function(f"(f) => ({marks})(f).includes('0.12')", arg=figure.element_handle())
+    opacities = figure.evaluate(marks)
+    assert opacities.count("1") == 1 and opacities.count("0.12") == len(opacities) - 1
+    assert v.errors == []
+
+
 def test_a_lineage_page_states_round_division_availability_and_chips_in_its_rows(visit, out):
     page = visit().go(url(out, "benchmarks/resnet.html"))
     rows = page.locator("table.progress tbody tr")

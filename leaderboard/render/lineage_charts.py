@@ -34,6 +34,7 @@ def _point(row: dict, round_: dict, root: str, **extra: object) -> dict:
 
 DRAWN_UNDER = ("best",)  # wide and pale, under the scales that may hold the same result
 DASH_OF_SCALE = {"largest": (6, 3)}  # others solid
+PICK_LIST = "picked_line"  # the generations chart's list of lines (a Vega signal)
 # Lines in the legend, each in its colour and dash at full strength.
 LEGEND = alt.Legend(symbolType="stroke", symbolOpacity=1, symbolStrokeWidth=3, symbolSize=300)
 
@@ -199,18 +200,32 @@ def generations_chart(
         )
     )
     # A line per benchmark makes a crowded chart: a click on a legend entry picks out its line
-    # (shift-click adds one), the others fade; a double-click brings them all back.
+    # (shift-click adds one), the others fade; a double-click brings them all back. A legend
+    # takes no keyboard or screen reader, so a list below the chart picks out a line too.
     pick = alt.selection_point(name="picked", fields=["segment"], bind="legend")
-    chart = chart.add_params(pick).encode(opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(0.12)))
+    chosen = alt.param(
+        name=PICK_LIST,
+        value="",
+        bind=alt.binding_select(options=["", *segments], labels=["every line", *segments], name="Pick out a line: "),
+    )
     spec = _finish(
-        chart,
+        chart.add_params(pick, chosen),
         f"{line.vendor} in {label}: best result per accelerator at the same scale, {unit}",
         f"Closed division, available systems, {label} rounds only; each benchmark at the chip count most of the "
         "accelerators ran. Results may come from different rounds (see the table). On the page, a click on a "
-        "legend entry picks out its line.",
+        "legend entry, or the list below the chart, picks out a line.",
         datasets,
         height=380,
     )
+    # Shown when the legend's pick holds it (or holds nothing) and the list names it (or every
+    # line): Altair composes no parameter with an expression, so the condition is written here.
+    spec["encoding"]["opacity"] = {
+        "condition": {
+            "test": {"and": [{"param": "picked"}, f"{PICK_LIST} === '' || datum.segment === {PICK_LIST}"]},
+            "value": 1.0,
+        },
+        "value": 0.12,
+    }
     description = (
         f"Line chart of each {line.vendor} accelerator's best closed-division, available {label} result per "
         f"benchmark at a shared chip count, {unit} on a log scale, accelerators in order of release."
