@@ -128,6 +128,7 @@ class Changes:
         self.removals.append(Path(path))
 
     def removed(self, path: Path) -> bool:
+        """Whether `path` goes at commit() (it is still there until then)."""
         return Path(path) in self.removals
 
     def commit(self) -> None:
