@@ -90,10 +90,9 @@ def staging_dir(target: Path) -> Path:
 def write_text(target: Path, text: str) -> Path:
     """Write `target` whole through a temporary file beside it (readers see the old text or the
     new, never half); a file that already holds `text` is left untouched, and a link is replaced."""
-    if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == text:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(_written_beside(target, text), target)
+    changes = Changes()
+    changes.write(target, text)
+    changes.commit()
     return target
 
 

@@ -386,16 +386,11 @@ def plan_import(csv_path: Path, catalog: Catalog, out: Path, today: dt.date | No
     return result
 
 
-def write_import(result: EpochImport, out: Path, changes: atomic.Changes | None = None) -> None:
-    """Every run's file, together (a full disk leaves all as they were); with `changes`, when the
-    caller commits them with its other files."""
-    own = changes is None
-    changes = atomic.Changes() if own else changes
+def write_import(result: EpochImport, out: Path, changes: atomic.Changes) -> None:
+    """Every run's file, into `changes`: written when the caller commits them with its other files."""
     for run in result.runs:
         target = out / run.path
         (result.written if changes.write(target, dump_yaml(run.data)) else result.unchanged).append(target)
-    if own:
-        changes.commit()
 
 
 def import_epoch(
