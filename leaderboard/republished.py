@@ -8,8 +8,10 @@ Identical logs, or logs that differ only in their headers, give identical run ti
 millisecond; one equal run time happens by chance in the shipped rounds, two never did, so a
 match needs MIN_RUNS successful runs (failed runs have no time and are left out). Same round kind
 and benchmark only; the earliest round wins (its date, then its id), so a chain v2.0 -> v2.1 ->
-v3.0 points to v2.0 throughout. Two results of one round with the same runs are both first
-publications.
+v3.0 points to v2.0 throughout. Two results of one round with the same runs (a submitter's
+power-measured twin of a result, or one set of logs filed under two systems) are one measurement
+too: the first publication is the one that measured its energy, else the smaller entry id, and
+the other points to it, so a board counts the runs once.
 
 A weak-scaling result (MLPerf HPC: many models trained at once) has no run times; its minutes
 are the span from the first instance's start to the last one's stop, to a tenth of a
@@ -37,6 +39,7 @@ class Publication:
     runs_minutes: tuple[float | None, ...]  # None for a failed run
     # A weak-scaling result's (chips, models, minutes); None for any other result.
     weak: tuple[float, int, float] | None = None
+    energy: bool = False  # its energy was measured: of twins in one round, the first publication
 
 
 def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
@@ -48,7 +51,8 @@ def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
 
 def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
     """entry id -> entry id of its first publication, for every result whose run times equal
-    those of a result of an earlier round (same kind and benchmark)."""
+    those of a result of an earlier round, or of a first publication of its own round (same kind
+    and benchmark)."""
     groups: dict[tuple, list[Publication]] = {}
     for pub in publications:
         times = run_times(pub.runs_minutes)
@@ -58,8 +62,8 @@ def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
             groups.setdefault((pub.kind, pub.benchmark, "weak", pub.weak), []).append(pub)
     found = {}
     for group in groups.values():
-        first = min(group, key=lambda p: (p.round_date, p.round, p.entry_id))
+        first = min(group, key=lambda p: (p.round_date, p.round, not p.energy, p.entry_id))
         for pub in group:
-            if pub.round != first.round:
+            if pub is not first:
                 found[pub.entry_id] = first.entry_id
     return found

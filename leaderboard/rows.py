@@ -328,6 +328,7 @@ def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catal
             row["benchmark"],
             tuple(entry.data["result"].get("runs_minutes") or ()),
             (row["chips"], row["models"], row["minutes"]) if row.get("models") else None,
+            row.get("energy_kwh") is not None,
         )
         for row, entry in zip(rows, entries, strict=True)
     ]

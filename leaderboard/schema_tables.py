@@ -305,8 +305,9 @@ results = sa.Table(
         "The entry_id of the first publication of the same result: an earlier round's result of the same kind "
         "and benchmark with the same run times (every successful run's minutes, two or more; identical logs, or "
         "logs that differ only in their headers; a weak-scaling result, which has no run times: the same chips, "
-        "number of models and minutes). The earliest round wins, so a chain points to its first. "
-        "Listed on its own round's board, never ranked there, never a record or 'best' (it ranks where first "
+        "number of models and minutes). The earliest round wins, so a chain points to its first. Of twins in "
+        "one round (the same runs filed twice), the one that measured its energy, else the smaller entry_id, is "
+        "the first publication and the other points to it. Listed on its own round's board, never ranked there, never a record or 'best' (it ranks where first "
         "published). NULL for a first publication.",
     ),
     _col(

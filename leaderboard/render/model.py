@@ -210,13 +210,16 @@ def _load(query) -> SiteData:
 
 
 def republished_notes(results: list[dict], rounds: list[dict]) -> None:
-    """Give each result `republished_note` ("Republished from <round>") and `republished_path`
-    (its first publication's entry page), both None for a first publication."""
+    """Give each result `republished_note` ("Republished from <round>", or "Published twice in
+    <round>" for a twin of its own round) and `republished_path` (its first publication's entry
+    page), both None for a first publication."""
     round_names = {r["id"]: r["name"] for r in rounds}
     by_id = {r["entry_id"]: r for r in results}
     for row in results:
         first = by_id.get(row.get("republished_from") or "")
-        row["republished_note"] = f"Republished from {round_names[first['round']]}" if first else None
+        twice = first is not None and first["round"] == row["round"]
+        where = "Published twice in" if twice else "Republished from"
+        row["republished_note"] = f"{where} {round_names[first['round']]}" if first else None
         row["republished_path"] = entry_path(first["entry_id"]) if first else None
 
 
