@@ -284,7 +284,9 @@ def new(
     validate's rules: a refused answer (or flag) is said with its problem and asked again. Unknown
     ids get the most similar known ones. With --no-input every missing required value is an error, all
     named at once. The file is checked against every entry in SUBMISSIONS too; an existing file
-    is never overwritten (a second file of the same name gets -2, -3, ...).
+    is never overwritten (a second file of the same name gets -2, -3, ...). An official round
+    (MLPerf, DAWNBench) is refused: only its importer writes it; a result you measured goes to
+    round published.
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.interview import interview

@@ -51,7 +51,13 @@ def _runs_text(values, catalog) -> str:
 QUESTIONS = (
     Question("round", "Round"),
     Question("benchmark", "Benchmark"),
-    Question("division", "Division", "choice", default=lambda v, c: "open" if _facts(v, c).model_runs else "closed"),
+    Question(
+        "division",
+        "Division",
+        "choice",
+        default=lambda v, c: "open" if _facts(v, c).model_runs else "closed",
+        asked=lambda v, c: _facts(v, c).divisions,  # a published run has none: always open
+    ),
     Question("availability", "Availability", "choice", default=lambda v, c: "available"),
     Question("submitter", "Submitter (organization, as it names itself)"),
     Question("system", "System name"),

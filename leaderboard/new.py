@@ -13,7 +13,7 @@ from pathlib import Path
 
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
-from leaderboard.files import dump_yaml
+from leaderboard.files import dump_yaml, load
 from leaderboard.identity import file_slug
 from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, suggestion
@@ -200,12 +200,35 @@ def target_path(data: dict, submissions: Path) -> Path:
 
 
 def _trial(data: dict, name: str, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
-    """The validator's verdict on `data` as a file at its place, written in a scratch folder."""
+    """The validator's verdict on `data` as a file at its place, written in a scratch folder, and
+    check-pr's on its round: an official round is closed to a file `new` writes."""
     with tempfile.TemporaryDirectory() as scratch:
         trial = Path(scratch) / str(data["round"]) / slug(str(data["submitter"])) / name
         trial.parent.mkdir(parents=True)
         trial.write_text(dump_yaml(data), encoding="utf-8")
-        return check_submission(trial, catalog, today)
+        entry, problems = check_submission(trial, catalog, today)
+        closed = closed_round_problem(str(data["round"]), catalog)
+        if closed is not None:
+            line, col = load(trial).where(("round",))
+            problems = [Problem(str(trial), line, col, "$.round", *closed), *problems]
+            entry = None
+        return entry, problems
+
+
+def closed_round_problem(round_id: str, catalog: Catalog) -> tuple[str, str] | None:
+    """(message, hint) when only an importer writes the round's results (check-pr refuses any
+    other file there): a result its submitter measured goes to a round open to pull requests."""
+    round_ = catalog.rounds.get(round_id)
+    facts = family(round_.kind) if round_ is not None else None
+    if facts is None or not facts.closed:
+        return None
+    open_rounds = [r.id for r in catalog.rounds.values() if not family(r.kind).closed]
+    return (
+        f"{round_.name} is an official round, closed to pull requests: only `{facts.importer}` writes its results",
+        f"a result you measured yourself, or read in a paper, is self-reported: choose round "
+        f"{' or '.join(open_rounds) or 'published'}, with one of its benchmarks (CONTRIBUTING.md, "
+        "'Official rounds are closed; self-reported results')",
+    )
 
 
 # Where in the file each answer lands: the problems there are the answer's.

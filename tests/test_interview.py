@@ -24,8 +24,7 @@ def test_a_published_run_asks_runs_parameters_and_citation_and_re_asks_each_refu
         "published",
         "langauge",  # a typo: suggested, asked again
         "language",
-        "",  # division: open, the default for a published run
-        "",  # availability: available
+        "",  # availability: available (no division: a published run is open)
         "Acme Labs",
         "16 Cloud TPU v3",
         "tpu-v3",
@@ -50,6 +49,7 @@ def test_a_published_run_asks_runs_parameters_and_citation_and_re_asks_each_refu
     assert "date 2099-01-01 lies in the future (hint: give the publication date)" in said
     assert said.count("an answer is needed") == 2
     assert "Model parameters" in said and "Citation" in said and "Minutes of every run" in said
+    assert "Division" not in said
     data = yaml.safe_load((empty_project / "submissions/published/acme-labs/acme-lm.yaml").read_text())
     assert data["system"] == {"name": "16 Cloud TPU v3", "accelerator": "tpu-v3", "count": 16, "unit": "device"}
     assert data["model"] == {"name": "Acme-LM", "parameters": 7000000000}
@@ -58,12 +58,12 @@ def test_a_published_run_asks_runs_parameters_and_citation_and_re_asks_each_refu
     assert data["date"] == "2019-01-01"
 
 
-def test_an_mlperf_result_is_checked_answer_by_answer(empty_project):
+def test_an_official_round_is_refused_and_each_answer_checked(empty_project):
     result = new(
         empty_project,
-        "mlperf-training-v1.1",
-        "resnet",
-        "",  # closed
+        "mlperf-training-v1.1",  # closed to pull requests: said, and asked again
+        "published",
+        "language",
         "",  # available
         "Acme Labs",
         "acme-8",
@@ -72,11 +72,10 @@ def test_an_mlperf_result_is_checked_answer_by_answer(empty_project):
         "",  # chip
         "8.5",
         "8",
-        "",  # the round's date, the default
-        "30, 31, 32",  # the round asks for 5 runs
-        "30, 31, 32, 33, 34",
-        "0.70",  # misses the target
-        "0.7601",
+        "2023-01-02",
+        "30, 31, 32",
+        "Acme-LM",
+        "",  # parameters unknown
         "example.com/acme",  # not an http(s) URL
         "https://example.com/acme",
         "",  # no citation: the URL is the source
@@ -84,61 +83,40 @@ def test_an_mlperf_result_is_checked_answer_by_answer(empty_project):
     )
     assert result.exit_code == 0, result.output
     said = result.output
+    assert (
+        "MLPerf Training v1.1 is an official round, closed to pull requests: only `leaderboard import-mlperf` "
+        "writes its results (hint: a result you measured yourself, or read in a paper, is self-reported: choose "
+        "round published"
+    ) in said
     assert "unknown accelerator 'H100' (did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'?)" in said
     assert "v100" not in said and "p100" not in said
     assert "a chip count must be a whole number, not 8.5" in said
-    assert "(5 runs in this round)" in said and "3 runs given; MLPerf Training v1.1 ResNet-50 needs 5" in said
-    assert "quality 0.7 misses the target 0.759" in said
     assert "'example.com/acme' is not an http(s) URL" in said
-    assert "Model name" not in said  # a closed entry trains the reference model
-    data = yaml.safe_load((empty_project / "submissions/mlperf-training-v1.1/acme-labs/acme-8-resnet.yaml").read_text())
-    assert data["date"] == "2021-12-01"
-    assert data["result"] == {
-        "minutes": 32,  # the olympic mean: fastest and slowest dropped
-        "quality": 0.7601,
-        "quality_target": 0.759,
-        "runs_minutes": [30, 31, 32, 33, 34],
-    }
+    assert not (empty_project / "submissions/mlperf-training-v1.1").exists()
+    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/acme-lm.yaml").read_text())
+    assert data["date"] == "2023-01-02" and data["division"] == "open"
+    assert data["result"] == {"minutes": 31, "runs_minutes": [30, 31, 32]}  # a published run's mean: none dropped
 
 
 def test_flags_are_checked_like_answers_and_asked_again_when_refused(empty_project):
     result = new(
         empty_project,
         "h100-sxm5-80gb",  # the refused flag, asked again
-        "",  # date: the round's
+        "2023-01-02",  # the H100 came out after the date given: the date is refused, and asked again
         "",  # runs
-        "",  # minutes (given as a flag)
+        "",  # no citation: the URL is the source
         flags=(
-            *("--round", "mlperf-training-v1.1", "--benchmark", "resnet", "--division", "closed"),
+            *("--round", "published", "--benchmark", "language", "--model", "Acme-LM", "--date", "2021-12-01"),
             *("--availability", "available", "--submitter", "Acme Labs", "--system", "acme-8"),
             *("--accelerator", "a100-sxm4-80gbx", "--unit", "chip", "--count", "8", "--minutes", "30"),
-            *("--quality", "0.76", "--source-url", "https://example.com/acme", "--note", "n"),
+            *("--parameters", "7e9", "--source-url", "https://example.com/acme", "--note", "n"),
         ),
     )
     assert "unknown accelerator 'a100-sxm4-80gbx' (did you mean 'a100-sxm4-80gb'" in result.output
-    # the H100 came out after the round: the date is refused, and the default asked again
     assert "is before the H100 SXM5 80GB was released (2022-09-20)" in result.output
-    assert result.exit_code != 0  # the input ran out: nothing written
-    assert not list((empty_project / "submissions").rglob("*.yaml"))
-
-
-@pytest.mark.parametrize(
-    "round_id, typed, target",
-    [
-        ("mlperf-training-v0.7", "", 0.759),  # the round sets the open division's target: the default
-        ("mlperf-training-v1.1", "0.75", 0.75),  # it does not: the entry's own, asked for
-    ],
-)
-def test_an_open_entry_trains_to_the_open_target(empty_project, round_id, typed, target):
-    answers = [round_id, "resnet", "open", "", "Acme Labs", "acme-8", "a100-sxm4-40gb", "", "8"]
-    answers += ["", "", "30", "0.76", typed, "Acme-ResNet", "", "https://example.com/acme", "", ""]
-    result = new(empty_project, *answers)
     assert result.exit_code == 0, result.output
-    assert "Quality target trained to (the open division's)" in result.output
-    (path,) = (empty_project / "submissions" / round_id).rglob("*.yaml")
-    data = yaml.safe_load(path.read_text())
-    assert data["division"] == "open" and data["result"]["quality_target"] == target
-    assert data["model"] == {"name": "Acme-ResNet"}
+    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/acme-lm.yaml").read_text())
+    assert data["date"] == "2023-01-02" and data["system"]["accelerator"] == "h100-sxm5-80gb"
 
 
 def test_no_input_needs_the_target_of_an_open_entry_where_the_round_sets_none(empty_project):

@@ -33,34 +33,17 @@ FLAGS = [
 ]
 
 
-def test_writes_a_valid_file_from_flags(empty_project):
+def test_an_official_round_is_refused_and_nothing_written(empty_project):
+    """Only an importer writes an MLPerf round (check-pr refuses any other file there): `new`
+    says so, names where a self-measured result goes, and writes nothing."""
     result = run_cli("new", *FLAGS, cwd=empty_project)
-    assert result.code == 0, result.err
-    path = empty_project / "submissions/mlperf-training-v1.1/intel-habanalabs/hls-1h-n64-resnet.yaml"
-    assert f"wrote {path.relative_to(empty_project)}" in result.out
-    data = yaml.safe_load(path.read_text())
-    assert data["result"] == {"minutes": 3.386, "quality": 0.7601, "quality_target": 0.759}
-    assert data["system"] == {"name": "HLS-1H-N64", "accelerator": "gaudi", "count": 256, "unit": "chip"}
-    assert run_cli("validate", cwd=empty_project).code == 0
-    again = run_cli("new", *FLAGS, cwd=empty_project)
-    assert again.code == 1 and "error: not written: 1 problem\n" == again.err
+    assert result.code == 1 and result.err == "error: not written: 1 problem\n"
     assert (
-        f"duplicate entry: same round, submitter, system, benchmark, division and model as {path.relative_to(empty_project)}"
-        in again.out
-    )
-    assert sorted(p.name for p in path.parent.iterdir()) == ["hls-1h-n64-resnet.yaml"]
-
-
-def test_an_mlperf_result_is_dated_by_its_round(empty_project):
-    flags = FLAGS[: FLAGS.index("--date")] + FLAGS[FLAGS.index("--date") + 2 :]
-    result = run_cli("new", *flags, cwd=empty_project)
-    assert result.code == 0, result.out + result.err
-    path = empty_project / "submissions/mlperf-training-v1.1/intel-habanalabs/hls-1h-n64-resnet.yaml"
-    assert yaml.safe_load(path.read_text())["date"] == "2021-12-01"
-    late = [f if f != "2021-12-01" else "2022-01-15" for f in FLAGS]
-    result = run_cli("new", *late, "--system", "HLS-1H-N32", cwd=empty_project)
-    assert result.code == 1
-    assert "$.date: date 2022-01-15 is not the day MLPerf Training v1.1 was published (2021-12-01)" in result.out
+        "$.round: MLPerf Training v1.1 is an official round, closed to pull requests: only "
+        "`leaderboard import-mlperf` writes its results (hint: a result you measured yourself, or read in a "
+        "paper, is self-reported: choose round published"
+    ) in result.out
+    assert not list((empty_project / "submissions").rglob("*.yaml"))
 
 
 PUBLISHED_FLAGS = [
@@ -114,6 +97,10 @@ def test_a_published_run_from_flags_is_named_after_its_model(empty_project):
         "note": "Section 4: three runs.",
     }
     assert run_cli("validate", cwd=empty_project).code == 0
+    again = run_cli("new", *PUBLISHED_FLAGS, "--model", "Acme-LM 7B", "--minutes", "5760", cwd=empty_project)
+    assert again.code == 1 and again.err == "error: not written: 1 problem\n"
+    assert "duplicate entry: same round, submitter, system, benchmark, division and model as" in again.out
+    assert sorted(p.name for p in path.parent.iterdir()) == ["acme-lm-7b.yaml"]
 
 
 def test_a_second_paper_on_the_same_system_gets_its_own_file(empty_project):
@@ -155,10 +142,10 @@ def test_unknown_id_gets_a_suggestion(empty_project):
 
 
 def test_invalid_answers_write_nothing(empty_project):
-    flags = [f if f != "0.7601" else "0.70" for f in FLAGS]
-    result = run_cli("new", *flags, cwd=empty_project)
-    assert result.code == 1
-    assert "$.result.quality: quality 0.7 misses the target 0.759" in result.out
+    flags = [f if f != "2019-01-01" else "2099-01-01" for f in PUBLISHED_FLAGS]
+    result = run_cli("new", *flags, "--model", "Acme-LM", "--minutes", "0", cwd=empty_project)
+    assert result.code == 1 and result.err == "error: not written: 1 problem\n"
+    assert "$.result.minutes: must be greater than 0" in result.out
     assert not list((empty_project / "submissions").rglob("*.yaml"))
 
 
@@ -188,7 +175,6 @@ def test_prompts_ask_again_after_an_unknown_id(empty_project):
                 "published",
                 "langauge",
                 "language",
-                "open",
                 "available",
                 "Acme Labs",
                 "16 Cloud TPU v3",
