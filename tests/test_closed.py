@@ -313,7 +313,7 @@ def test_validate_names_a_closed_round_file_and_a_claimed_provenance_before_chec
     forged = next(line for line in done.err.splitlines() if FORGED in line)
     assert forged.startswith(f"check-pr refuses submissions/{FORGED}.yaml:")
     assert "mlperf-training-v5.0 is an official round, closed to pull requests: only `leaderboard" in forged
-    assert "with one of that round's benchmarks" in forged
+    assert "with one of its benchmarks" in forged and "'Official rounds are closed; self-reported results'" in forged
     line = next(line for line in done.err.splitlines() if "acme-vision.yaml" in line)
     assert ": $.provenance.method: claims provenance method 'computed-from-logs', but no importer wrote" in line
     assert "catalog/imported/published.csv does not list it" in line
@@ -322,6 +322,16 @@ def test_validate_names_a_closed_round_file_and_a_claimed_provenance_before_chec
     # An importer's own file, and a hand-written one that claims nothing, are valid.
     plain = run_cli("validate", "-q", f"submissions/{VERIFIED}.yaml", f"submissions/{IMPORTED}.yaml", cwd=repo)
     assert plain.code == 0 and "check-pr refuses" not in plain.err, plain.out + plain.err
+    # An importer's file edited by hand: valid, and named as one check-pr refuses.
+    verified = repo / "submissions" / f"{VERIFIED}.yaml"
+    written = verified.read_text(encoding="utf-8")
+    verified.write_text(written.replace("framework: ", "framework: Hacked ", 1), encoding="utf-8")
+    edited = run_cli("validate", "-q", f"submissions/{VERIFIED}.yaml", cwd=repo)
+    assert edited.code == 0 and edited.err.startswith(
+        f"check-pr refuses submissions/{VERIFIED}.yaml:1:1: $: `leaderboard import-mlperf` wrote this file "
+        f"(catalog/verified/{VERIFIED.split('/')[0]}.csv lists its digest), and it has been edited since"
+    ), edited.err
+    verified.write_text(written, encoding="utf-8")
     claiming.write_text(CLAIMING.replace("computed-from-logs", "self-reported"), encoding="utf-8")
     assert "check-pr refuses" not in run_cli("validate", "-q", "submissions/published/acme-labs", cwd=repo).err
     # check-pr says it too (the forged file once, as a closed round's).

@@ -83,25 +83,36 @@ IMPORTER_METHODS = ("computed-from-logs", "imported")
 
 
 def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> list[Problem]:
-    """What `validate` says before check-pr does, of valid entries (validate.Entry) no importer
-    wrote (their id is not in their family's manifest): a file in a closed round, which check-pr
-    refuses, and a file that claims an importer's provenance, which the database does not read
-    (rows.importer_provenance). `closed_rounds` False: the claims only (check() judges closed rounds)."""
+    """What `validate` says before check-pr does, of valid entries (validate.Entry): a file in a
+    closed round that no importer wrote (its id is not in its family's manifest), or an importer's
+    file edited by hand (its bytes are not those the manifest lists), both of which check-pr
+    refuses, and a file no importer wrote that claims an importer's provenance, which the database
+    does not read (rows.importer_provenance). `closed_rounds` False: the claims only (check() judges
+    closed rounds and edits)."""
     kinds = {r.id: r.kind for r in catalog.rounds.values()}
     problems = []
     for entry in entries:
         facts = family(kinds.get(entry.data.get("round"), ""))
         listed = catalog.verified if facts.manifest_folder == "verified" else catalog.imported
-        if facts.manifest_folder is None or entry.entry_id in listed:
+        if facts.manifest_folder is None:
             continue
         round_id, method = entry.data["round"], (entry.data.get("provenance") or {}).get("method")
         manifest = f"catalog/{facts.manifest_folder}/{round_id}.csv"
+        if entry.entry_id in listed:
+            if closed_rounds and _edited(Path(entry.file), listed[entry.entry_id]):
+                message = (
+                    f"`{facts.importer}` wrote this file ({manifest} lists its digest), and it has been edited "
+                    "since: an importer-written file changes only into what its importer writes"
+                )
+                problems.append(Problem(str(entry.file), 1, 1, "$", message, f"restore it; {REIMPORT_HINT}"))
+            continue
         if facts.closed and closed_rounds:
             what = (
                 f"{round_id} is an official round, closed to pull requests: only `{facts.importer}` writes its "
                 f"results, and {manifest} does not list this one",
                 f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
-                "with one of that round's benchmarks, as a self-reported result (CONTRIBUTING.md, 'Self-reported results')",
+                "with one of its benchmarks, as a self-reported result "
+                "(CONTRIBUTING.md, 'Official rounds are closed; self-reported results')",
             )
         elif not facts.closed and method in IMPORTER_METHODS:
             what = (
@@ -117,6 +128,13 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
             Problem(str(entry.file), line, col, json_path, f"{what[0]}. The file claims: {claims}", what[1])
         )
     return problems
+
+
+def _edited(path: Path, digest: str) -> bool:
+    """Whether the file's bytes are not those an importer wrote (a file that cannot be read is
+    not judged here: validate has said so already)."""
+    content = read_regular(path)
+    return content is not None and file_digest(content) != digest
 
 
 def _open_round(kinds: Mapping[str, str]) -> str:
@@ -233,7 +251,8 @@ def _file_problem(
             f"writes its results, from the round's published logs, and this file is not one it wrote "
             f"(catalog/{facts.manifest_folder}/{round_id}.csv does not list it). The file claims: {claims}",
             f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/ as a "
-            "self-reported result (CONTRIBUTING.md, 'Self-reported results'): it is labelled self-reported and "
+            "self-reported result (CONTRIBUTING.md, 'Official rounds are closed; self-reported results'): it is "
+            "labelled self-reported and "
             "takes no rank on a board of verified results",
         )
     old = _git_show(repo, merge_base, name)
