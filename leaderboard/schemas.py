@@ -5,6 +5,7 @@ Schema errors become Problems with the line and column of the offending value an
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -57,6 +58,25 @@ def check(doc: Document, name: str) -> list[Problem]:
     for error in validator(name).iter_errors(doc.data):
         problems.extend(_problems(doc, error))
     return sorted(set(problems), key=lambda p: (p.line or 0, p.col or 0, p.json_path))
+
+
+def without_unknown_fields(data: object, name: str) -> object | None:
+    """`data` with every field the schema does not know left out, when that is all the schema
+    finds wrong (a misspelt field name, the most common mistake): the rest of the document can
+    then be checked by the domain rules in the same pass. None when anything else is wrong."""
+    unknown: list[tuple[tuple, str]] = []
+    for error in validator(name).iter_errors(data):
+        if error.validator != "additionalProperties":
+            return None
+        allowed = error.schema.get("properties", {})
+        unknown += [(tuple(error.absolute_path), key) for key in error.instance if key not in allowed]
+    stripped = copy.deepcopy(data)
+    for path, key in unknown:
+        holder = stripped
+        for part in path:
+            holder = holder[part]
+        holder.pop(key, None)
+    return stripped if validator(name).is_valid(stripped) else None
 
 
 def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]:

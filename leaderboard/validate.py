@@ -376,9 +376,14 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
         ]
     problems = schemas.check(doc, "submission")
     if problems:
-        # The ids it names are still looked up: a typo shows with the schema's problems, not after.
+        # The ids it names are still looked up: a typo shows with the schema's problems, not after;
+        # and when a misspelt field name is all the schema finds, the domain rules check the rest.
         flagged = {p.json_path for p in problems}
-        return None, problems + [p for p in known_ids.unknown_ids(doc, catalog) if p.json_path not in flagged]
+        more = known_ids.unknown_ids(doc, catalog)
+        known = schemas.without_unknown_fields(doc.data, "submission")
+        if known is not None:
+            more = list(_domain_problems(replace(doc, data=known), path, catalog, today))
+        return None, problems + [p for p in dict.fromkeys(more) if p.json_path not in flagged]
     problems = list(_domain_problems(doc, path, catalog, today))
     if problems:
         return None, problems
@@ -434,6 +439,12 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
             yield doc.problem(
                 ("source", "url"), f"{url!r} is not an http(s) URL", "give the full address, starting with https://"
             )
+        elif any(c.isspace() for c in parsed.netloc):
+            yield doc.problem(
+                ("source", "url"),
+                f"{url!r} has a space in its host name, which no address has",
+                "copy the address from the browser's address bar",
+            )
 
     if round_ and benchmark:
         if benchmark.kind != round_.kind:
@@ -444,10 +455,11 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
                 did_you_mean(benchmark.id, choices),
             )
         elif family(round_.kind).round_rules and round_.id not in benchmark.rounds:
+            run = sorted(b.id for b in catalog.benchmarks.values() if round_.id in b.rounds)
             yield doc.problem(
                 ("benchmark",),
-                f"benchmark {benchmark.id!r} has no rules for round {round_.id!r}",
-                "add them to catalog/benchmarks.yaml",
+                f"benchmark {benchmark.id!r} is not part of round {round_.id!r}",
+                f"{round_.name} ran {', '.join(run)}" if run else "the catalog lists no benchmark of this round",
             )
         else:
             yield from _result_problems(doc, result, data["division"], round_, benchmark)

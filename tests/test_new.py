@@ -133,12 +133,17 @@ def test_the_same_published_run_on_another_system_needs_a_note(empty_project):
     assert not (empty_project / "submissions/published/acme-labs/acme-lm-2.yaml").exists()
 
 
-def test_unknown_id_gets_a_suggestion(empty_project):
-    flags = [f if f != "gaudi" else "gaudy" for f in FLAGS]
-    result = run_cli("new", *flags, cwd=empty_project)
-    assert result.code == 1
-    assert "unknown accelerator 'gaudy' (did you mean 'gaudi'" in result.err
-    assert not (empty_project / "submissions/mlperf-training-v1.1").exists()
+def test_unknown_id_gets_a_suggestion_beside_every_other_problem(empty_project):
+    flags = [f if f != "tpu-v3" else "tpu-v3x" for f in PUBLISHED_FLAGS]
+    flags = [f if f != "2019-01-01" else "2099-01-01" for f in flags]
+    result = run_cli("new", *flags, "--model", "Acme-LM", "--minutes", "60", cwd=empty_project)
+    assert result.code == 1 and result.err == "error: not written: 2 problems\n"
+    assert "$.system.accelerator: unknown accelerator 'tpu-v3x' (hint: did you mean 'tpu-v3'" in result.out
+    assert "$.date: date 2099-01-01 lies in the future" in result.out
+    assert not list((empty_project / "submissions").rglob("*.yaml"))
+    flags = [f if f != "published" else "publishd" for f in flags]
+    unknown_round = run_cli("new", *flags, "--model", "Acme-LM", "--minutes", "60", cwd=empty_project)
+    assert unknown_round.code == 1 and "unknown round 'publishd' (did you mean 'published'" in unknown_round.err
 
 
 def test_invalid_answers_write_nothing(empty_project):

@@ -14,7 +14,7 @@ from leaderboard.catalog import Catalog, Override, PeakRate, TrainingCompute
 from leaderboard.files import dump_yaml
 from leaderboard.importers import compute
 from leaderboard.review import plausibility
-from leaderboard.review.plausibility import ComputeFloor, Verdict, reference_chips
+from leaderboard.review.plausibility import ComputeFloor, Verdict, _times, reference_chips
 from leaderboard.rows import table_rows
 from leaderboard.validate import validate_paths
 
@@ -461,3 +461,11 @@ def test_an_override_without_a_reason_or_approver_is_refused(repo):
     assert result.code == 1
     assert "catalog/plausibility-overrides.yaml:" in result.out
     assert "missing required field 'reason'" in result.out and "missing required field 'approved_by'" in result.out
+
+
+@pytest.mark.parametrize(
+    "ratio, shown",
+    [(1.05, "1.05x"), (1.0001, "1x"), (2.5, "2.5x"), (9.876, "9.88x"), (10, "10x"), (4368.2, "4,368x")],
+)
+def test_a_ratio_just_over_one_keeps_its_digits(ratio, shown):
+    assert _times(ratio) == shown

@@ -106,6 +106,16 @@ CASES = [
         "did you mean 'resnet'",
     ),
     (
+        "a benchmark the round did not run",
+        MLPERF,
+        "benchmark: resnet",
+        "benchmark: llama2_70b_lora",
+        "3:12",
+        "$.benchmark",
+        "benchmark 'llama2_70b_lora' is not part of round 'mlperf-training-v1.1'",
+        "(hint: MLPerf Training v1.1 ran bert, dlrm, maskrcnn, minigo, resnet, rnnt, ssd, unet3d)",
+    ),
+    (
         "unknown accelerator",
         MLPERF,
         "accelerator: a100-sxm4-80gb",
@@ -359,6 +369,16 @@ CASES = [
         None,
     ),
     (
+        "source with a space",
+        MLPERF,
+        "url: https://example.com/acme/resnet",
+        'url: "https://exa mple.com/a%20b"',
+        "18:8",
+        "$.source.url",
+        "'https://exa mple.com/a%20b' has a space in its host name, which no address has",
+        None,
+    ),
+    (
         "source empty",
         MLPERF,
         "  url: https://example.com/acme/resnet\n",
@@ -459,6 +479,22 @@ def test_a_published_run_has_no_divisions(empty_project):
         f"{rel}:4:11: $.division: results of Published training runs have no divisions (hint: write division: open)"
         in result.out
     )
+
+
+def test_a_misspelt_field_hides_no_other_problem(empty_project):
+    """A misspelt field name is all the schema finds: the domain rules check the rest in the same
+    pass. Any other schema problem still stops them (they need the file's shape)."""
+    text = edit(edit(PUBLISHED, '"2019-01-01"', '"2099-01-01"'), "  unit: device\n", "  unit: device\n  frmework: x\n")
+    place(empty_project, edit(text, "source:\n", "source:\n  url: ftp://example.com/paper\n"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "3 problems in 1 file" in result.err, result.out + result.err
+    rel = os.path.join("submissions", "published", "acme-labs", "entry.yaml")
+    assert f"{rel}:7:7: $.date: date 2099-01-01 lies in the future" in result.out
+    assert f"{rel}:13:3: $.system.frmework: unknown field 'frmework' (hint: did you mean 'framework'?)" in result.out
+    assert f"{rel}:19:8: $.source.url: 'ftp://example.com/paper' is not an http(s) URL" in result.out
+    place(empty_project, edit(text, "  count: 16", "  count: -16"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert "2 problems in 1 file" in result.err and "lies in the future" not in result.out, result.out + result.err
 
 
 def test_a_published_run_names_its_model(empty_project):

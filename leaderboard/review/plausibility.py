@@ -279,9 +279,10 @@ def not_compared(
 
 
 def _times(ratio: float) -> str:
+    """'4,368x', '2.5x', '1.05x': enough digits that a ratio just over 1 does not read as 1x."""
     if ratio == float("inf"):
         return "infinitely"
-    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.3g}x"
 
 
 def _sci(value: float) -> str:
