@@ -4,6 +4,8 @@ refusal that says why (no statement, several, or one that writes). No regular ex
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 
 # The kinds of statement a query may be: SELECT covers WITH, FROM-first, VALUES, DESCRIBE,
@@ -35,14 +37,42 @@ def single_statement(sql: str) -> str:
     (statement,) = statements
     if statement.type not in READ_ONLY:
         raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {_kind(statement)}")
+    if written := _written_in_with(statement):
+        raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {written} inside WITH")
     if statement.type == duckdb.StatementType.EXPLAIN:
         explained = _explained(statement.query)
-        if explained is not None and explained.type not in READ_ONLY:
+        change = None
+        if explained is not None:
+            change = _kind(explained) if explained.type not in READ_ONLY else _written_in_with(explained)
+        if change:
             raise RefusedQuery(
-                f"only a single read-only query ({ALLOWED}) is allowed: EXPLAIN of {_kind(explained)} "
+                f"only a single read-only query ({ALLOWED}) is allowed: EXPLAIN of {change} "
                 "plans a change the database refuses"
             )
     return statement.query
+
+
+def _written_in_with(statement) -> str | None:
+    """INSERT, UPDATE, DELETE or COPY when a SELECT hides one in a WITH clause (WITH d AS (DELETE
+    ... RETURNING *) SELECT ...), which the statement's type does not show. Read from DuckDB's own
+    parse tree (json_serialize_sql), where such a body is an INSERT_QUERY_NODE, DELETE_QUERY_NODE,
+    ...; the reading ones are SELECT_NODE, SET_OPERATION_NODE and the CTE nodes. A cursor of
+    its own: the default connection is not safe to share between threads."""
+    if statement.type != duckdb.StatementType.SELECT:
+        return None
+    with duckdb.cursor() as cursor:
+        ((tree,),) = cursor.execute("SELECT json_serialize_sql(?)", [statement.query]).fetchall()
+    nodes = [json.loads(tree)]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if isinstance(kind, str) and kind.endswith("_QUERY_NODE"):
+                return kind.removesuffix("_QUERY_NODE").replace("_", " ")
+            nodes.extend(node.values())
+        elif isinstance(node, list):
+            nodes.extend(node)
+    return None
 
 
 def _explained(query: str):

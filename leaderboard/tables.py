@@ -193,17 +193,10 @@ def print_table(names: list[str], batches: Iterable[list[tuple]], out: TextIO, m
     if max_width == 0:  # every value on one line: the widest of all, so read them all first
         first, batches = first + [row for batch in batches for row in batch], iter(())
     if max_width is None:
-        max_width = max(120, Console().width)
+        max_width = default_width()
     right = _numeric_columns(len(names), first)
 
-    def texts(row: Iterable[object]) -> list[str]:
-        return [NULL if (t := value_text(v)) is None else t for v in row]
-
-    natural = [max((cell_len(line) for line in n.split("\n")), default=0) for n in names]
-    for row in first:
-        for i, text in enumerate(texts(row)):
-            natural[i] = max(natural[i], *(cell_len(line) for line in text.split("\n")))
-    widths = fitted([max(1, w) for w in natural], max_width) if max_width else [max(1, w) for w in natural]
+    _, widths = column_widths(names, first, max_width)
     wrapper = Console(width=max(widths, default=1) + 1, file=None, color_system=None, legacy_windows=False)
 
     def lines(text: str, width: int) -> list[str]:
@@ -239,10 +232,41 @@ def print_table(names: list[str], batches: Iterable[list[tuple]], out: TextIO, m
     out.write(rule("┏", "━", "┳", "┓") + draw(names, "┃") + rule("┡", "━", "╇", "┩"))
     count = 0
     for batch in chain([first], batches):
-        out.write("".join(draw(texts(row), "│") for row in batch))
+        out.write("".join(draw(_texts(row), "│") for row in batch))
         count += len(batch)
     out.write(rule("└", "─", "┴", "┘"))
     return count
+
+
+def default_width() -> int:
+    """A table's width when none is given: the terminal's, at least 120 characters."""
+    from rich.console import Console
+
+    return max(120, Console().width)
+
+
+def _texts(row: Iterable[object]) -> list[str]:
+    return [NULL if (t := value_text(v)) is None else t for v in row]
+
+
+def column_widths(names: list[str], first: list[tuple], max_width: int) -> tuple[list[int], list[int]]:
+    """Each column's natural width (its name's and the first batch's longest line, at least 1)
+    and its width in a table of `max_width` characters (0: the natural one)."""
+    from rich.cells import cell_len
+
+    natural = [max((cell_len(line) for line in n.split("\n")), default=0) for n in names]
+    for row in first:
+        for i, text in enumerate(_texts(row)):
+            natural[i] = max(natural[i], *(cell_len(line) for line in text.split("\n")))
+    natural = [max(1, w) for w in natural]
+    return natural, fitted(natural, max_width) if max_width else natural
+
+
+def squeezed(names: list[str], first: list[tuple], max_width: int) -> bool:
+    """Whether a table of `max_width` characters narrows a column below three characters and its
+    natural width (68 columns in 120 characters print each name letter by letter)."""
+    natural, widths = column_widths(names, first, max_width)
+    return any(w < min(n, 3) for w, n in zip(widths, natural, strict=True))
 
 
 def fitted(widths: list[int], max_width: int) -> list[int]:

@@ -8,7 +8,11 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
+import string
+import subprocess
+import sys
 from decimal import Decimal
 
 import duckdb
@@ -53,10 +57,15 @@ def query(project, *args, env=None):
         ("DESCRIBE results", "DESCRIBE results"),
         ("SUMMARIZE runs", "SUMMARIZE runs"),
         ("EXPLAIN SELECT 1", "EXPLAIN SELECT 1"),
+        (
+            "SELECT 1 AS delete, 'UPDATE' AS \"insert\"",
+            "SELECT 1 AS delete, 'UPDATE' AS \"insert\"",
+        ),  # names, not writes
+        ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) FROM n", None),
     ],
 )
 def test_one_read_only_statement_passes(sql, kept):
-    assert single_statement(sql) == kept
+    assert single_statement(sql) == (kept or sql)
 
 
 @pytest.mark.parametrize(
@@ -77,6 +86,16 @@ def test_one_read_only_statement_passes(sql, kept):
         ("EXPLAIN DELETE FROM results", RefusedQuery, "EXPLAIN of DELETE plans a change the database refuses"),
         ("explain analyze update results set rank = 1", RefusedQuery, "EXPLAIN of UPDATE"),
         ("EXPLAIN (FORMAT json) INSERT INTO results (entry_id) VALUES ('x')", RefusedQuery, "EXPLAIN of INSERT"),
+        # A write in a WITH clause: the statement is a SELECT, the CTE's body is not.
+        ("WITH d AS (DELETE FROM results RETURNING *) SELECT * FROM d", RefusedQuery, "is allowed, not DELETE"),
+        ("WITH d AS (UPDATE results SET rank = 1 RETURNING *) FROM d", RefusedQuery, "not UPDATE"),
+        (
+            "SELECT * FROM (WITH d AS (INSERT INTO results (entry_id) VALUES ('x') RETURNING *) FROM d)",
+            RefusedQuery,
+            "not INSERT",
+        ),
+        ("WITH d AS (COPY results TO 'x.csv') SELECT 1", RefusedQuery, "not COPY"),
+        ("EXPLAIN WITH d AS (DELETE FROM results RETURNING *) SELECT * FROM d", RefusedQuery, "EXPLAIN of DELETE"),
     ],
 )
 def test_anything_else_is_refused_with_the_reason(sql, refusal, message):
@@ -104,6 +123,10 @@ def test_the_cli_runs_one_statement_whatever_its_strings_hold(shipped):
     [
         ("SELECT '--' AS a; SELECT 42", "error: only a single read-only query is allowed: this SQL holds 2 statements"),
         ("DELETE FROM results", "error: only a single read-only query (SELECT, WITH, FROM"),
+        (
+            "WITH d AS (DELETE FROM results RETURNING *) SELECT * FROM d",
+            "error: only a single read-only query (SELECT, WITH, FROM",
+        ),
         ("SELEC 1", 'error: query failed: Parser Error: syntax error at or near "SELEC"'),
     ],
 )
@@ -246,6 +269,40 @@ def test_every_run_streams_in_each_format(shipped):
     assert len(json.loads(as_json.out)) == count
 
 
+def test_a_table_too_wide_for_its_columns_says_so_once_on_stderr(shipped):
+    """Piped, a table of 68 columns in 200 characters splits each name letter by letter; one hint
+    says what to use instead, and the table is still printed."""
+    wide = query(shipped, "SELECT * FROM results LIMIT 1")
+    assert wide.code == 0 and wide.out.startswith("┏")
+    hint, count = wide.err.splitlines()
+    assert hint.startswith("hint: the table is too wide for its 68 columns") and "--format csv" in hint
+    assert "--max-width 0" in hint and count == "1 row"
+    whole = query(shipped, "SELECT * FROM results LIMIT 1", "--max-width", "0")
+    as_csv = query(shipped, "SELECT * FROM results LIMIT 1", "--format", "csv")
+    many_narrow = query(  # 26 one-character columns: 4 characters each, with their borders
+        shipped, "SELECT " + ", ".join(f"1 AS {c}" for c in string.ascii_lowercase), "--max-width", "120"
+    )
+    assert whole.err == many_narrow.err == "1 row\n" and as_csv.err == ""
+
+
+@pytest.mark.parametrize("fmt", ["csv", "table"])
+def test_a_reader_that_stops_early_ends_the_query_quietly(shipped, fmt):
+    """`query ... | head -1`: the closed pipe ends the command as SIGPIPE ends other Unix tools
+    (status 141), with nothing on stderr: no error line, no traceback, no row count."""
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "leaderboard", "query", "SELECT * FROM range(1000000)", "--format", fmt],
+        cwd=shipped,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "LEADERBOARD_DB": str(shipped / "data" / "lb.duckdb"), "COLUMNS": "200"},
+    )
+    assert reader.stdout.readline()
+    reader.stdout.close()
+    err = reader.stderr.read()
+    reader.stderr.close()
+    assert (reader.wait(timeout=300), err) == (141, b"")
+
+
 # ---- where the database is ------------------------------------------------------------------------------
 
 
@@ -264,6 +321,35 @@ def test_the_database_is_found_by_flag_or_environment_from_any_folder(shipped, t
     assert wrong.code == 0
     missing = run_cli("query", sql, cwd=elsewhere, env={"LEADERBOARD_DB": ""})
     assert missing.code == 1 and "no database at leaderboard.duckdb" in missing.err
+
+
+@pytest.mark.parametrize(
+    "name, content, why",
+    [
+        ("results.csv", b"entry_id,round\nabc,v4.0\n", "no DuckDB header"),
+        ("results.json", b'[{"entry_id": "abc"}]', "no DuckDB header"),
+        ("results.parquet", None, "no DuckDB header"),
+        ("leaderboard.duckdb", b"", "empty"),
+        ("leaderboard.duckdb", b"not a database, but longer than its header", "no DuckDB header"),
+    ],
+)
+def test_a_file_that_is_no_duckdb_database_is_named_in_one_line(tmp_path, name, content, why):
+    path = tmp_path / name
+    if content is None:
+        duckdb.execute(f"COPY (SELECT 1 AS x) TO '{path}' (FORMAT parquet)")
+    else:
+        path.write_bytes(content)
+    result = run_cli("query", "SELECT 1", "--db", name, cwd=tmp_path)
+    assert (result.code, result.out) == (1, "")
+    assert result.err == (
+        f"error: {name} is not a DuckDB database file ({why}): give the leaderboard.duckdb that "
+        "'leaderboard build' writes\n"
+    )
+
+
+def test_a_server_url_is_not_read_as_a_file(tmp_path):
+    result = run_cli("query", "SELECT 1", "--db", "postgresql+psycopg://nobody@127.0.0.1:9/none", cwd=tmp_path)
+    assert result.code == 1 and result.err.startswith("error: query failed: connection failed"), result.err
 
 
 def test_build_writes_where_the_environment_says(shipped, tmp_path):
