@@ -100,11 +100,15 @@ def placement_problem(entry: Entry, tree: str | None) -> Problem | None:
 def identity(data: dict) -> tuple:
     # The model name is part of the identity too: two published models trained on the same
     # hardware by one organization are two entries.
-    model = data.get("model", {}).get("name", "")
-    return tuple(
-        " ".join(str(v).casefold().split())
-        for v in (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"], model)
-    )
+    fields = (data["round"], data["submitter"], data["system"]["name"], data["benchmark"], data["division"])
+    return (*(" ".join(str(v).casefold().split()) for v in fields), model_key(data))
+
+
+def model_key(data: dict) -> str:
+    """A model's name as two files that mean one model may write it: 'BERT-Large', 'BERT Large'
+    and 'bert_large' are one name (case, spaces, hyphens and underscores aside)."""
+    name = str((data.get("model") or {}).get("name", ""))
+    return "".join(c for c in name.casefold() if not c.isspace() and c not in "-_")
 
 
 def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:
@@ -113,7 +117,7 @@ def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:
     paper = paper_key(data["source"].get("url")) if round_ is not None and family(round_.kind).model_runs else None
     if paper is None:
         return None
-    return paper, " ".join(str((data.get("model") or {}).get("name", "")).casefold().split())
+    return paper, model_key(data)
 
 
 def notes_tell_apart(first: dict, second: dict) -> bool:

@@ -648,6 +648,17 @@ def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_
     assert run_cli("validate", cwd=empty_project).code == 0
 
 
+@pytest.mark.parametrize("written", ["Acme LM", "acme_lm", "ACME-LM", "Acme - LM"])
+def test_a_model_name_written_another_way_is_the_same_model(empty_project, written):
+    paper = PUBLISHED.replace(
+        '  citation: Acme Labs, "Training Acme-LM", 2019.\n', "  url: https://arxiv.org/abs/1901.00001\n"
+    )
+    place(empty_project, paper, round_="published", name="acme-lm.yaml")
+    place(empty_project, paper.replace("name: Acme-LM", f"name: {written}"), round_="published", name="again.yaml")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "again.yaml:1:1: $: duplicate entry:" in result.out, result.out
+
+
 def test_the_shipped_published_runs_have_no_duplicates_from_one_paper():
     from leaderboard.tree import paper_and_model
 
