@@ -61,7 +61,7 @@ def render_site(
 def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url, jobs) -> None:
     painter.use_cache_beside(folder_beside(out))
     staging = atomic.staging_dir(out)
-    writer = SiteWriter(staging, environment(), data, page_rows, base_url, jobs)
+    writer = SiteWriter(staging, environment(folder_beside(out) / "templates"), data, page_rows, base_url, jobs)
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
