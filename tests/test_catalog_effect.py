@@ -14,7 +14,15 @@ from test_validate import PUBLISHED
 
 from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
 from leaderboard.inflation import dollars_of
-from leaderboard.review.catalog_effect import Move, accelerator_changes, compare, cost_ranks, far_prices, rows_with
+from leaderboard.review.catalog_effect import (
+    Move,
+    accelerator_changes,
+    compare,
+    cost_ranks,
+    far_prices,
+    price_lines,
+    rows_with,
+)
 from leaderboard.rows import TableRows, comparison_rows
 
 
@@ -326,3 +334,50 @@ def test_a_broken_catalog_gets_no_effect_preview_and_its_submissions_wait(repo):
         "1 changed file checked against main: 1 problem; 2 submission files not checked until every catalog "
         "file can be read, nor the catalog change's effect computed"
     ), result.out
+
+
+def _p(usd=1.99, provider="Lambda", date="2024-01-01", source="https://lambda.example/p", note=None):
+    return Price("h100-sxm5-80gb", provider, "on-demand", usd, "chip-hour", date, source, note=note)
+
+
+@pytest.mark.parametrize(
+    "added, removed, lines",
+    [
+        # One price edited in place: one line saying what changed, not an addition and a removal.
+        (
+            [_p(usd=0.01)],
+            [_p()],
+            ["price changed: h100-sxm5-80gb on-demand per chip-hour, 2024-01-01, Lambda: $1.99 -> $0.01"],
+        ),
+        (
+            [_p(source="https://lambda.example/q", note="n")],
+            [_p()],
+            [
+                "price changed: h100-sxm5-80gb on-demand per chip-hour, 2024-01-01, Lambda: source "
+                "https://lambda.example/p -> https://lambda.example/q, note (none) -> n"
+            ],
+        ),
+        # Another date or provider is another price.
+        (
+            [_p(date="2024-02-01")],
+            [_p()],
+            [
+                "price added: h100-sxm5-80gb on-demand $1.99 per chip-hour, 2024-02-01, Lambda",
+                "price removed: h100-sxm5-80gb on-demand $1.99 per chip-hour, 2024-01-01, Lambda",
+            ],
+        ),
+        # Two quotes of one day replaced by one: no guess at which one it edits.
+        (
+            [_p(usd=2.5)],
+            [_p(), _p(usd=2.1, source="https://lambda.example/r")],
+            [
+                "price added: h100-sxm5-80gb on-demand $2.5 per chip-hour, 2024-01-01, Lambda",
+                "price removed: h100-sxm5-80gb on-demand $1.99 per chip-hour, 2024-01-01, Lambda",
+                "price removed: h100-sxm5-80gb on-demand $2.1 per chip-hour, 2024-01-01, Lambda",
+            ],
+        ),
+        ([], [], []),
+    ],
+)
+def test_a_price_edited_in_place_is_one_change(added, removed, lines):
+    assert price_lines(added, removed) == lines

@@ -24,6 +24,7 @@ from leaderboard.problems import plural
 from leaderboard.review import markdown
 from leaderboard.rows import TableRows, comparison_rows, table_rows
 from leaderboard.validate import entries_in
+from leaderboard.verification import shown
 
 LARGEST = 10  # the moves listed, by relative change of on-demand cost
 # A new price below a third or above three times the median of its part's other prices of the
@@ -337,6 +338,36 @@ def _price(price: Price) -> str:
     return f"{price.accelerator} {price.tier} ${price.usd:g} per {price.unit}, {price.date}, {price.provider}"
 
 
+def price_lines(added: list[Price], removed: list[Price]) -> list[str]:
+    """'price changed: ...' for a price edited in place (one removed and one added with the same
+    part, provider, tier, unit and date), 'price added: ...' and 'price removed: ...' for the rest."""
+    key = lambda p: (p.accelerator, p.provider, p.tier, p.unit, p.date)  # noqa: E731
+    old: dict[tuple, list[Price]] = {}
+    new: dict[tuple, list[Price]] = {}
+    for price in removed:
+        old.setdefault(key(price), []).append(price)
+    for price in added:
+        new.setdefault(key(price), []).append(price)
+    edited = {k for k in old.keys() & new.keys() if len(old[k]) == len(new[k]) == 1}
+    lines = [_price_change(old[k][0], new[k][0]) for k in sorted(edited)]
+    lines += [f"price added: {_price(p)}" for p in added if key(p) not in edited]
+    lines += [f"price removed: {_price(p)}" for p in removed if key(p) not in edited]
+    return lines
+
+
+def _price_change(before: Price, after: Price) -> str:
+    fields = [f"${before.usd:g} -> ${after.usd:g}"] if before.usd != after.usd else []
+    fields += [
+        f"{name} {shown(getattr(before, name), 40)} -> {shown(getattr(after, name), 40)}"
+        for name in ("source", "includes_host", "estimate", "note")
+        if getattr(before, name) != getattr(after, name)
+    ]
+    return (
+        f"price changed: {after.accelerator} {after.tier} per {after.unit}, {after.date}, {after.provider}: "
+        + ", ".join(fields)
+    )
+
+
 def _anomaly(anomaly: PriceAnomaly) -> str:
     return f"{anomaly.accelerator} {anomaly.tier} ({anomaly.kind}): {anomaly.message}"
 
@@ -387,8 +418,7 @@ def text_lines(effect: CatalogEffect, base: str) -> list[str]:
             for m in effect.largest
         ]
     lines += [f"  accelerator {line}" for line in effect.accelerators]
-    lines += [f"  price added: {_price(p)}" for p in effect.prices_added]
-    lines += [f"  price removed: {_price(p)}" for p in effect.prices_removed]
+    lines += [f"  {line}" for line in price_lines(effect.prices_added, effect.prices_removed)]
     lines += [f"  price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
     lines += [f"  price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
     return lines
@@ -424,8 +454,7 @@ def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str])
             for m in effect.largest
         ]
     details = [f"accelerator {line}" for line in effect.accelerators]
-    details += [f"price added: {_price(p)}" for p in effect.prices_added]
-    details += [f"price removed: {_price(p)}" for p in effect.prices_removed]
+    details += price_lines(effect.prices_added, effect.prices_removed)
     details += [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
     details += [f"⚠️ price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
     if details:
