@@ -10,6 +10,12 @@ from leaderboard.normalize import slug
 MAX_SLUG = 100
 
 
+def name_key(name: str) -> str:
+    """One key for the ways people write one model's name: 'BERT-Large', 'BERT Large' and
+    'bert_large' (case, spaces, hyphens and underscores aside)."""
+    return "".join(c for c in name.casefold() if not c.isspace() and c not in "-_")
+
+
 def paper_key(url: str | None) -> str | None:
     """Two links to the same paper give the same key (arXiv abs/pdf/version differences ignored)."""
     if not url:

@@ -13,7 +13,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import Document, load
-from leaderboard.identity import paper_key
+from leaderboard.identity import name_key, paper_key
 from leaderboard.normalize import slug
 from leaderboard.problems import Problem
 
@@ -105,10 +105,8 @@ def identity(data: dict) -> tuple:
 
 
 def model_key(data: dict) -> str:
-    """A model's name as two files that mean one model may write it: 'BERT-Large', 'BERT Large'
-    and 'bert_large' are one name (case, spaces, hyphens and underscores aside)."""
-    name = str((data.get("model") or {}).get("name", ""))
-    return "".join(c for c in name.casefold() if not c.isspace() and c not in "-_")
+    """A model's name as two files that mean one model may write it (identity.name_key)."""
+    return name_key(str((data.get("model") or {}).get("name", "")))
 
 
 def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:

@@ -509,3 +509,72 @@ def test_an_entry_pages_runs_table_on_a_phone(visit, out):
     scroller = page.locator(".table-scroll", has=table)
     assert scroller.evaluate("e => e.scrollWidth >= e.clientWidth")
     assert v.errors == []
+
+
+def test_the_cost_header_sorts_like_minutes_and_chip_hours(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    closed = page.locator('section[data-division="closed"]')
+    cost = closed.locator('th[data-sort="cost"]')
+    # A real button, as the other sortable headers have, naming the tier shown.
+    assert cost.locator("button.sort").inner_text() == "Cost (on-demand)"
+    cost.locator("button.sort").click()
+    assert "sort=cost" in page.url
+    assert numbers(page, "data-cost-on-demand") == sorted(numbers(page, "data-cost-on-demand"))
+    assert cost.get_attribute("aria-sort") == "ascending"
+    assert closed.locator('th[data-sort="minutes"]').get_attribute("aria-sort") is None
+    # The button stays through a change of tier, and answers the keyboard.
+    page.select_option('select[name="tier"]', "spot")
+    assert cost.locator("button.sort").inner_text() == "Cost (spot)"
+    closed.locator('th[data-sort="minutes"] button').click()
+    assert cost.get_attribute("aria-sort") is None
+    cost.locator("button.sort").focus()
+    page.keyboard.press("Enter")
+    assert "sort=cost" in page.url and cost.get_attribute("aria-sort") == "ascending"
+    assert v.errors == []
+
+
+def test_a_published_board_sorted_by_minutes_keeps_its_chip_hours_rank(visit, out):
+    v = visit()
+    page = v.go(url(out, "boards/published/language.html"))
+    official = dict(page.eval_on_selector_all("tbody tr", "rows => rows.map(r => [r.dataset.entry, r.dataset.rank])"))
+    page.select_option('select[name="sort"]', "minutes")
+    minutes = numbers(page, "data-minutes", division="open")  # published runs: one section
+    assert minutes == sorted(minutes)
+    # Their minutes measure different models: the rank stays the board's, by chip-hours.
+    shown = page.eval_on_selector_all(
+        "tbody tr", "rows => rows.map(r => [r.dataset.entry, r.querySelector('td.rank').textContent])"
+    )
+    assert {entry: rank.replace("—", "") for entry, rank in shown} == official
+    ranks = [int(rank) for _, rank in shown if rank.isdigit()]
+    assert ranks != sorted(ranks)  # the fastest are not the fewest chip-hours
+    assert page.locator("th.rank-head").first.inner_text() == "Rank"
+    caption = page.locator("table.board caption").first.inner_text()
+    assert "ranked by chip-hours, sorted by minutes" in caption and "ranked by minutes" not in caption
+    # Back on its own metric, the caption says only that.
+    page.select_option('select[name="sort"]', "chip_hours")
+    assert "sorted by" not in page.locator("table.board caption").first.inner_text()
+    assert v.errors == []
+
+
+def test_a_sql_syntax_error_shows_duckdbs_location_once(visit, out):
+    from test_sql_page import MISSING_WASM, run_query
+
+    from leaderboard.render.serve import make_server
+    from leaderboard.render.sqlpage import WASM_FILES, wasm_folder
+
+    if not all((wasm_folder() / name).is_file() for name in WASM_FILES):
+        pytest.skip(MISSING_WASM)
+    server = make_server(out, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        host, port = server.server_address[:2]
+        page = visit().go(f"http://{host}:{port}/sql.html")
+        run_query(page, "SELEC nonsense", wait="#sql-error:not([hidden])")
+        text = page.inner_text("#sql-error")
+        # DuckDB 1.4 appends the location twice (duckdb/duckdb#19070).
+        assert text.startswith('Parser Error: syntax error at or near "SELEC"')
+        assert text.count("LINE 1: SELEC nonsense") == 1
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -53,6 +53,13 @@ def row(name=None, parameters=None):
             (("X, 480B parameters", 2), ("X, 200B parameters", 1)),
             0,
         ),
+        # One model however its name is written, shown as most of its results write it.
+        (
+            [row("ResNet50"), row("Resnet 50"), row("ResNet-50"), row("ResNet50"), row("VGG")],
+            (("ResNet50", 4), ("VGG", 1)),
+            0,
+        ),
+        ([row("ResNet50"), row("Resnet 50"), row("resnet_50")], None, None),  # one model throughout
     ],
 )
 def test_open_division_notice(rows, models, unstated):

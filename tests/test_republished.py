@@ -321,3 +321,8 @@ def test_twins_of_one_round_count_once_on_its_board(tmp_path):
     assert "Rank <strong>" not in twin
     first = (site / "entries" / f"{POWER}.html").read_text(encoding="utf-8")
     assert "Published twice" not in first and "Rank <strong>1</strong>" in first
+    # "of" counts the results that take a rank, and says how many the board lists.
+    assert "Rank <strong>1</strong> of 2 ranked (3 listed) in the closed division by minutes." in first
+    assert "closed division: 3 results (1 without a rank, each saying why), ranked by minutes." in board
+    slower = (site / "entries" / f"{SLOWER}.html").read_text(encoding="utf-8")
+    assert "Rank <strong>2</strong> of 2 ranked (3 listed)" in slower

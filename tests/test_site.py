@@ -311,6 +311,22 @@ def test_number_formats(value, number, usd):
 
 
 @pytest.mark.parametrize(
+    "value, digits, shown",
+    [
+        (0.0209, 1, "0.021"),  # a DAWNBench run's chip-hours: never "0.0" beside its cost
+        (0.04, 1, "0.040"),
+        (0.06, 1, "0.1"),  # shows as 0.1: as it is
+        (-0.003, 1, "-0.0030"),
+        (0.0004, 3, "0.00040"),
+        (0.0, 1, "0"),
+        (2.5, 1, "2.5"),
+    ],
+)
+def test_a_value_is_never_shown_as_zero(value, digits, shown):
+    assert writer.number(value, digits) == shown
+
+
+@pytest.mark.parametrize(
     "value, shown",
     [
         (44490.0, "44,490"),  # never 4.449e+04
@@ -1473,3 +1489,43 @@ def test_round_links_are_made_once_per_depth_and_follow_the_rounds():
     assert links("", rounds) == expected.replace("../", "")
     other = [{"id": "v2.0", "name": "Two"}]
     assert links("../", other) == '<li><a href="../rounds/v2.0.html">Two</a></li>\n'  # new rounds: made again
+
+
+def test_a_published_run_s_page_is_named_after_its_model(tmp_path):
+    """A published run is known by the model it trained (its system is the hardware): the title,
+    breadcrumb and heading name the model, the heading the hardware beside it; an MLPerf
+    result's page stays named after its system."""
+    published = "published/01-ai/yi-lightning"
+    mlperf = "mlperf-training-v5.0/cisco/hpf_n8-bert"
+    if not (ROOT / "submissions" / f"{published}.yaml").is_file():
+        pytest.skip("the shipped submissions are absent")
+    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
+    for entry_id in (published, mlperf):
+        target = tmp_path / "submissions" / f"{entry_id}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "submissions" / f"{entry_id}.yaml", target)
+    done = run_cli("build", "-q", "--jobs", "1", cwd=tmp_path)
+    assert done.code == 0, done.err
+    page = (tmp_path / "site" / "entries" / f"{published}.html").read_text(encoding="utf-8")
+    assert "<title>Yi-Lightning (01.AI), Language models, Published training runs" in page
+    assert "› Yi-Lightning</nav>" in page
+    assert '<h1>Yi-Lightning <span class="muted">· 2,000 x NVIDIA H100 SXM5 80GB · 01.AI</span></h1>' in page
+    page = (tmp_path / "site" / "entries" / f"{mlperf}.html").read_text(encoding="utf-8")
+    assert '<h1>hpf_n8 <span class="muted">· Cisco</span></h1>' in page and "<title>hpf_n8 (Cisco), BERT," in page
+    # Each cost's computation multiplies to the cost shown (no rounded price or chip-hours in it).
+    for entry_id in (published, mlperf):
+        text = (tmp_path / "site" / "entries" / f"{entry_id}.html").read_text(encoding="utf-8")
+        cells = re.findall(
+            r"<td>([\d,.]+) (?:chips?|chip-hours) × \$([\d,.]+)</td><td class=\"n\">\$([\d,.]+)</td>", text
+        )
+        assert len(cells) >= 4, text
+        for amount, price, cost in cells:
+            product, shown = (
+                float(amount.replace(",", "")) * float(price.replace(",", "")),
+                float(cost.replace(",", "")),
+            )
+            assert abs(product - shown) <= (0.5 if shown >= 100 else 0.005) + 1e-9, (amount, price, cost)
+    # The chip-hours chart labels a published run by its model too.
+    charts = tmp_path / "site" / "charts"
+    assert '"01.AI: Yi-Lightning"' in (charts / "published--language--open--chip-hours.vl.json").read_text()
+    assert '"Cisco: hpf_n8"' in (charts / "mlperf-training-v5.0--bert--closed--chip-hours.vl.json").read_text()

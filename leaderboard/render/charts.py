@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import altair as alt
 from altair.utils.schemapi import debug_mode
 
+from leaderboard.families import family
+from leaderboard.problems import plural
 from leaderboard.render import labels
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
@@ -293,7 +295,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         height=360,
     )
     description = (
-        f"Scatter plot, log-log, of minutes to train against chip count for {len(points)} results, "
+        f"Scatter plot, log-log, of minutes to train against chip count for {plural(len(points), 'result')}, "
         f"{context}, coloured by accelerator, with dashed lines of constant chip-hours.{note}"
     )
     return Chart(name, f"Minutes against chips, {context}", description, spec)
@@ -337,7 +339,9 @@ def cost_frontier(
         },
     )
     missing = len(rows) - priced
-    note = f" {missing} result(s) without a price are not shown." if missing else ""
+    note = (
+        f" {plural(missing, 'result')} without a price {'is' if missing == 1 else 'are'} not shown." if missing else ""
+    )
     note += _sampled_note(len(points), priced)
     spec = _finish(
         layers(line, *marks),
@@ -348,7 +352,7 @@ def cost_frontier(
         height=360,
     )
     description = (
-        f"Scatter plot, log-log, of on-demand cost against minutes for {len(points)} results, "
+        f"Scatter plot, log-log, of on-demand cost against minutes for {plural(len(points), 'result')}, "
         f"{context}, with the Pareto frontier drawn as a step line.{note}"
     )
     return Chart(name, f"Cost against minutes, {context}", description, spec)
@@ -363,8 +367,10 @@ def chip_hours_bars(
     datasets: dict[str, list] = {}
     points = sorted(_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
     seen: dict[str, int] = {}
+    # A published run is known by its model (its system is only the hardware it ran on).
+    by_model = all(family(r.get("round_kind", "")).model_runs for r in rows)
     for point in points:
-        label = f"{point['submitter']}: {point['system']}"
+        label = f"{point['submitter']}: {point['model'] if by_model and point['model'] else point['system']}"
         seen[label] = seen.get(label, 0) + 1
         point["label"] = label if seen[label] == 1 else f"{label} ({seen[label]})"
     low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2

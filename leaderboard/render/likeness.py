@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from leaderboard.identity import name_key
+
 SHOWN = 6  # models named in a notice; the rest are counted
 _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
 
@@ -56,7 +58,13 @@ def open_division_notice(rows: list[dict], reference_model: str | None) -> Model
     """The notice for an open division's results, or None when they do not visibly differ: no
     result names a model, or every result names the same one."""
     texts = [model_text(r.get("model_name"), r.get("model_parameters")) for r in rows]
-    named = Counter(t for t in texts if t)
+    # One model however its name is written (ResNet50, Resnet 50, ResNet-50), shown as most of
+    # its results write it.
+    spellings: dict[str, Counter] = {}
+    for text in texts:
+        if text:
+            spellings.setdefault(name_key(text), Counter())[text] += 1
+    named = Counter({min(c.items(), key=lambda item: (-item[1], item[0]))[0]: c.total() for c in spellings.values()})
     unstated = sum(1 for t in texts if not t)
     if not named or (len(named) == 1 and not unstated):
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 from collections.abc import Callable
 from functools import partial
@@ -139,11 +140,15 @@ def _field_frames(columns: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]
 
 
 def number(value: float | None, digits: int = 3) -> str:
-    """1,234 for whole numbers, 1,234.568 otherwise; empty for no value."""
+    """1,234 for whole numbers, 1,234.568 otherwise; empty for no value. A value that `digits`
+    would show as 0.0 gets two significant digits (0.021 chip-hours, not 0.0 beside its cost).
+    site.js formats the same way."""
     if value is None:
         return ""
     if float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
+    if abs(value) < 0.5 * 10**-digits:
+        digits = 1 - math.floor(math.log10(abs(value)))
     return f"{value:,.{digits}f}"
 
 

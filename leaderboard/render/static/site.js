@@ -14,6 +14,9 @@
   function number(value, digits) {
     if (value === null || isNaN(value)) return "";
     var whole = Number.isInteger(value);
+    if (!whole && Math.abs(value) < 0.5 * Math.pow(10, -digits)) {
+      digits = 1 - Math.floor(Math.log10(Math.abs(value)));  // never 0.0 for a value: two significant digits
+    }
     return value.toLocaleString("en-US", {
       minimumFractionDigits: whole ? 0 : digits, maximumFractionDigits: whole ? 0 : digits
     });
@@ -235,14 +238,24 @@
     function costHead(s) {
       return "Cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")";
     }
+    // What the Rank column ranks by: the sort chosen, except minutes on a board not ranked by them
+    // (published runs of different models, weak scaling's many models): their minutes measure
+    // different work, so such a board keeps its own rank and the caption says both.
+    function rankedBy(s) {
+      return s.sort === "minutes" && defaultSort !== "minutes" ? defaultSort : s.sort;
+    }
+    function metricLabel(sort, s) {
+      return sort === "cost" ? "cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")" : METRIC_LABEL[sort];
+    }
     function apply(s) {
       var shown = 0, total = 0;
       var words = s.q.toLowerCase().split(/\s+/).filter(Boolean);
       tables.forEach(function (table, t) {
         var rows = originals[t];
         var metrics = rows.map(function (row) { return metricOf(row, s); });
+        var rankS = Object.assign({}, s, { sort: rankedBy(s) });
         // A self-reported result beside verified ones is sorted in but never ranked (results.ranked).
-        var rowRanks = ranks(metrics.map(function (m, i) { return rows[i].getAttribute("data-ranked") === "false" ? null : m; }));
+        var rowRanks = ranks(rows.map(function (row) { return row.getAttribute("data-ranked") === "false" ? null : metricOf(row, rankS); }));
         var order = rows.map(function (row, i) { return i; });
         order.sort(function (a, b) {
           var x = metrics[a], y = metrics[b];
@@ -282,18 +295,19 @@
           var divisionShown = !s.division || section.dataset.division === s.division;
           if (visible && divisionShown) shown += 1;
         });
-        table.querySelector("th.cost-head").textContent = costHead(s);
-        // The caption says what the rows are ranked by: the sort chosen, the cost's tier and prices.
+        // The cost header names the tier and prices shown, inside its sort button (kept, not overwritten).
+        var costHeader = table.querySelector("th.cost-head");
+        (costHeader.querySelector("button.sort") || costHeader).textContent = costHead(s);
+        // The caption says what the rows are ranked by (the sort chosen, the cost's tier and prices),
+        // and what they are sorted by when that differs.
         var caption = table.querySelector("caption");
         if (caption) {
-          var by = s.sort === "cost" ? "cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")" : METRIC_LABEL[s.sort];
-          caption.textContent = caption.textContent.replace(/ranked by [^;.]+/, "ranked by " + by);
+          var by = metricLabel(rankS.sort, s) + (rankS.sort === s.sort ? "" : ", sorted by " + metricLabel(s.sort, s));
+          caption.textContent = caption.textContent.replace(/ranked by [^;.:]+/, "ranked by " + by);
         }
-        table.querySelector("th.rank-head").textContent = s.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[s.sort];
+        table.querySelector("th.rank-head").textContent = rankS.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[rankS.sort];
         table.querySelectorAll("th[data-sort]").forEach(function (th) {
           if (th.dataset.sort === s.sort) th.setAttribute("aria-sort", "ascending"); else th.removeAttribute("aria-sort");
-          var button = th.querySelector("button.sort");
-          if (button && th.dataset.sort === "cost") button.textContent = costHead(s);
         });
       });
       document.querySelectorAll("section.division").forEach(function (section) {

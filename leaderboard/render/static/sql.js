@@ -65,6 +65,9 @@ function showError(message) {
   } catch (error) {
     // plain text
   }
+  // DuckDB 1.4 appends a parser error's "LINE 1: ... ^" block twice (duckdb/duckdb#19070):
+  // a block repeated right after itself is shown once.
+  message = message.split("\n\n").filter((block, i, blocks) => i === 0 || block !== blocks[i - 1]).join("\n\n");
   const refusal = REFUSALS.find(([pattern]) => pattern.test(message));
   errorBox.textContent = refusal ? refusal[1] + "\n" + message : message;
   errorBox.hidden = false;
