@@ -382,7 +382,9 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
         more = known_ids.unknown_ids(doc, catalog)
         known = schemas.without_unknown_fields(doc.data, "submission")
         if known is not None:
-            more = list(_domain_problems(replace(doc, data=known), path, catalog, today))
+            # The numbers of the fields left out are left out too (an unknown field's huge value).
+            bad = [where for where in doc.bad_numbers if _holds(known, where)]
+            more = list(_domain_problems(replace(doc, data=known, bad_numbers=bad), path, catalog, today))
         return None, problems + [p for p in dict.fromkeys(more) if p.json_path not in flagged]
     problems = list(_domain_problems(doc, path, catalog, today))
     if problems:
@@ -390,6 +392,16 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
     data = doc.data
     entry_id = f"{data['round']}/{slug(data['submitter'])}/{path.stem}"
     return Entry(entry_id, str(path), data, doc), []
+
+
+def _holds(data, path: tuple) -> bool:
+    """Whether `data` has a value at `path`."""
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return True
 
 
 def _value_at(data, path: tuple):

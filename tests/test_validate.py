@@ -495,6 +495,12 @@ def test_a_misspelt_field_hides_no_other_problem(empty_project):
     place(empty_project, edit(text, "  count: 16", "  count: -16"), round_="published")
     result = run_cli("validate", cwd=empty_project)
     assert "2 problems in 1 file" in result.err and "lies in the future" not in result.out, result.out + result.err
+    # An unknown field holding a number beyond any bound is left out with its number (found by fuzzing).
+    place(empty_project, edit(PUBLISHED, "  unit: device\n", "  unit: device\n  '': 1000000000000000000001\n"))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1 and "$.system.: unknown field ''" in result.out and "Traceback" not in result.err, (
+        result.out + result.err
+    )
 
 
 def test_a_published_run_names_its_model(empty_project):
