@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from leaderboard import atomic
+from leaderboard.files import read_regular
 
 FOLDER = "verified"  # under the catalog: MLPerf results recomputed from logs (families.py names each folder)
 COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
@@ -20,6 +21,13 @@ COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
 
 def file_digest(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
+
+
+def holds(path: Path | str, digest: str) -> bool | None:
+    """Whether the regular file at `path` is byte for byte the one a manifest lists with `digest`;
+    None when it cannot be read (a link, a folder, a missing file)."""
+    content = read_regular(path)
+    return None if content is None else file_digest(content) == digest
 
 
 def manifest_path(catalog_dir: Path, round_id: str, folder: str = FOLDER) -> Path:

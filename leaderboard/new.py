@@ -17,6 +17,7 @@ from leaderboard.files import dump_yaml, load
 from leaderboard.identity import file_slug
 from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, suggestion
+from leaderboard.review.closed import open_round
 from leaderboard.tree import Entry, duplicate_problems
 from leaderboard.validate import check_submission, entries_in
 
@@ -222,11 +223,11 @@ def closed_round_problem(round_id: str, catalog: Catalog) -> tuple[str, str] | N
     facts = family(round_.kind) if round_ is not None else None
     if facts is None or not facts.closed:
         return None
-    open_rounds = [r.id for r in catalog.rounds.values() if not family(r.kind).closed]
+    kinds = {r.id: r.kind for r in catalog.rounds.values()}
     return (
         f"{round_.name} is an official round, closed to pull requests: only `{facts.importer}` writes its results",
         f"a result you measured yourself, or read in a paper, is self-reported: choose round "
-        f"{' or '.join(open_rounds) or 'published'}, with one of its benchmarks (CONTRIBUTING.md, "
+        f"{open_round(kinds)}, with one of its benchmarks (CONTRIBUTING.md, "
         "'Official rounds are closed; self-reported results')",
     )
 

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import bounds, known_ids, schemas
+from leaderboard import bounds, known_ids, manifest, schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
-from leaderboard.manifest import file_digest
 from leaderboard.normalize import olympic_mean, reaches_target, slug
 from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.progress import progress_problems
@@ -594,7 +593,4 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
 def _as_imported(entry: Entry, catalog: Catalog) -> bool:
     """Whether the entry's file is byte for byte what an importer wrote (its manifest digest)."""
     expected = catalog.verified.get(entry.entry_id)
-    if expected is None:
-        return False
-    content = read_regular(entry.file)
-    return content is not None and file_digest(content) == expected
+    return expected is not None and manifest.holds(entry.file, expected) is True

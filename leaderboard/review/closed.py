@@ -15,7 +15,7 @@ import yaml
 
 from leaderboard.families import Family, family
 from leaderboard.files import SUFFIXES, load, read_regular
-from leaderboard.manifest import file_digest
+from leaderboard.manifest import file_digest, holds
 from leaderboard.problems import Problem
 from leaderboard.verification import NO_FIELD_CHANGED, field_changes, shown
 
@@ -99,7 +99,8 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
         round_id, method = entry.data["round"], (entry.data.get("provenance") or {}).get("method")
         manifest = f"catalog/{facts.manifest_folder}/{round_id}.csv"
         if entry.entry_id in listed:
-            if closed_rounds and _edited(Path(entry.file), listed[entry.entry_id]):
+            # A file that cannot be read is not judged here: validate has said so already.
+            if closed_rounds and holds(entry.file, listed[entry.entry_id]) is False:
                 message = (
                     f"`{facts.importer}` wrote this file ({manifest} lists its digest), and it has been edited "
                     "since: an importer-written file changes only into what its importer writes"
@@ -110,7 +111,7 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
             what = (
                 f"{round_id} is an official round, closed to pull requests: only `{facts.importer}` writes its "
                 f"results, and {manifest} does not list this one",
-                f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/, "
+                f"a result you measured yourself goes under submissions/{open_round(kinds)}/<submitter-slug>/, "
                 "with one of its benchmarks, as a self-reported result "
                 "(CONTRIBUTING.md, 'Official rounds are closed; self-reported results')",
             )
@@ -130,14 +131,7 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
     return problems
 
 
-def _edited(path: Path, digest: str) -> bool:
-    """Whether the file's bytes are not those an importer wrote (a file that cannot be read is
-    not judged here: validate has said so already)."""
-    content = read_regular(path)
-    return content is not None and file_digest(content) != digest
-
-
-def _open_round(kinds: Mapping[str, str]) -> str:
+def open_round(kinds: Mapping[str, str]) -> str:
     """The round a self-measured result goes to: the first that is neither closed nor verifiable."""
     return next((r for r, k in sorted(kinds.items()) if not family(k).closed and not family(k).verifiable), "published")
 
@@ -250,7 +244,7 @@ def _file_problem(
             f"{round_id} is an official round, closed to pull requests: only the importer (`{facts.importer}`) "
             f"writes its results, from the round's published logs, and this file is not one it wrote "
             f"(catalog/{facts.manifest_folder}/{round_id}.csv does not list it). The file claims: {claims}",
-            f"a result you measured yourself goes under submissions/{_open_round(kinds)}/<submitter-slug>/ as a "
+            f"a result you measured yourself goes under submissions/{open_round(kinds)}/<submitter-slug>/ as a "
             "self-reported result (CONTRIBUTING.md, 'Official rounds are closed; self-reported results'): it is "
             "labelled self-reported and "
             "takes no rank on a board of verified results",

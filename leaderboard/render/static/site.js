@@ -235,8 +235,11 @@
     function costOf(row, s) {
       return value(row.getAttribute((s.prices === "latest" ? "data-latest-" : "data-cost-") + s.tier));
     }
+    function costBasis(s) {
+      return s.tier + (s.prices === "latest" ? ", latest prices" : "");
+    }
     function costHead(s) {
-      return "Cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")";
+      return "Cost (" + costBasis(s) + ")";
     }
     // What the Rank column ranks by: the sort chosen, except minutes on a board not ranked by them
     // (published runs of different models, weak scaling's many models): their minutes measure
@@ -245,7 +248,7 @@
       return s.sort === "minutes" && defaultSort !== "minutes" ? defaultSort : s.sort;
     }
     function metricLabel(sort, s) {
-      return sort === "cost" ? "cost (" + s.tier + (s.prices === "latest" ? ", latest prices" : "") + ")" : METRIC_LABEL[sort];
+      return sort === "cost" ? "cost (" + costBasis(s) + ")" : METRIC_LABEL[sort];
     }
     function apply(s) {
       var shown = 0, total = 0;
