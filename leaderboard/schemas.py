@@ -9,6 +9,7 @@ import copy
 import functools
 import json
 import re
+import sysconfig
 from pathlib import Path
 
 import jsonschema
@@ -16,7 +17,18 @@ import jsonschema
 from leaderboard.files import Document
 from leaderboard.problems import Problem, did_you_mean
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+def schema_dir(package: Path | None = None, data: str | None = None) -> Path:
+    """schemas/ of the checkout the package sits in (an editable install); a wheel (a
+    non-editable `pip install`) puts them under <prefix>/share/leaderboard/schemas (pyproject's
+    data-files): `data` is that prefix, the running interpreter's by default."""
+    beside = (package or Path(__file__).resolve().parent).parent / "schemas"
+    if (beside / "submission.schema.json").is_file():
+        return beside
+    return Path(data or sysconfig.get_path("data")) / "share" / "leaderboard" / "schemas"
+
+
+SCHEMA_DIR = schema_dir()
 
 
 @functools.cache
