@@ -225,7 +225,7 @@ def build(
 @click.option("--submitter", help="Organization, as it names itself.")
 @click.option(
     "--date",
-    help="Publication date, YYYY-MM-DD (default in MLPerf rounds: the round's; required for published runs).",
+    help="Publication date, YYYY-MM-DD: when the result was first made public (required for published runs).",
 )
 @click.option("--system", "system_name", help="System name.")
 @click.option("--accelerator", help="Accelerator id from catalog/accelerators.yaml.")
