@@ -292,3 +292,33 @@ def test_compare_offers_only_boards_with_something_to_compare(out):
             entry = (out / "entries" / f"{entry_id}.html").read_text(encoding="utf-8")
             assert "Compare with others" not in entry and "See it on the leaderboard" in entry
     assert singles  # the shipped data has boards of one result
+
+
+def test_one_page_an_organization_whichever_name_it_published_under(out, results):
+    """Dell and Dell EMC, HabanaLabs and Intel-HabanaLabs: one page each organization, listing
+    every result of its names; the pages of the other names point to it and no sitemap lists them."""
+    from leaderboard.render import model
+
+    for organization, names in (
+        ("Dell", {"Dell", "Dell EMC"}),
+        ("Intel Habana Labs", {"HabanaLabs", "Intel-HabanaLabs"}),
+    ):
+        page = out / model.submitter_path(organization)
+        text = visible_text(page)
+        assert f"\n{organization}\n" in text and "One organization, its results published as" in text
+        mine = [r for r in results if r["organization"] == organization]
+        assert {r["submitter"] for r in mine} == names
+        assert f"{len(mine)} results across rounds" in text
+        for name in names - {organization}:
+            moved = (out / model.submitter_path(name)).read_text(encoding="utf-8")
+            target = model.submitter_path(organization).removeprefix("submitters/")
+            assert f'http-equiv="refresh" content="0; url=../submitters/{target}"' in moved
+            assert 'name="robots" content="noindex"' in moved
+    for row in results:
+        entry = (out / model.entry_path(row["entry_id"])).read_text(encoding="utf-8")
+        depth = "../" * model.entry_path(row["entry_id"]).count("/")
+        assert f'href="{depth}{model.submitter_path(row["organization"])}"' in entry, row["entry_id"]
+        assert f'href="{depth}{model.accelerator_path(row["accelerator"])}"' in entry, row["entry_id"]
+    sitemap = out / "sitemap.xml"
+    if sitemap.exists():
+        assert "submitters/dell-emc.html" not in sitemap.read_text(encoding="utf-8")

@@ -591,7 +591,7 @@ def test_home_page_states_how_numbers_are_derived_and_shows_the_fastest(out):
 def test_accelerator_and_submitter_pages_list_their_results(out, results):
     for row in results:
         accelerator = (out / model.accelerator_path(row["accelerator"])).read_text(encoding="utf-8")
-        submitter = (out / model.submitter_path(row["submitter"])).read_text(encoding="utf-8")
+        submitter = (out / model.submitter_path(row["organization"])).read_text(encoding="utf-8")
         link = quote(row["path"] if "path" in row else model.entry_path(row["entry_id"]))
         assert link in accelerator and link in submitter, row["entry_id"]
 
@@ -1509,9 +1509,13 @@ def test_a_published_run_s_page_is_named_after_its_model(tmp_path):
     page = (tmp_path / "site" / "entries" / f"{published}.html").read_text(encoding="utf-8")
     assert "<title>Yi-Lightning (01.AI), Language models, Published training runs" in page
     assert "› Yi-Lightning</nav>" in page
-    assert '<h1>Yi-Lightning <span class="muted">· 2,000 x NVIDIA H100 SXM5 80GB · 01.AI</span></h1>' in page
+    assert (
+        '<h1>Yi-Lightning <span class="muted">· 2,000 x NVIDIA H100 SXM5 80GB · '
+        '<a href="../../../submitters/01-ai.html">01.AI</a></span></h1>'
+    ) in page
     page = (tmp_path / "site" / "entries" / f"{mlperf}.html").read_text(encoding="utf-8")
-    assert '<h1>hpf_n8 <span class="muted">· Cisco</span></h1>' in page and "<title>hpf_n8 (Cisco), BERT," in page
+    assert '<h1>hpf_n8 <span class="muted">· <a href="../../../submitters/cisco.html">Cisco</a></span></h1>' in page
+    assert "<title>hpf_n8 (Cisco), BERT," in page
     # Each cost's computation multiplies to the cost shown (no rounded price or chip-hours in it).
     for entry_id in (published, mlperf):
         text = (tmp_path / "site" / "entries" / f"{entry_id}.html").read_text(encoding="utf-8")

@@ -77,16 +77,43 @@ def used_accelerators(data: SiteData) -> list[dict]:
 
 
 def submitters(data: SiteData) -> list[dict]:
-    """Each submitter's names, page, number of results and (under "rows", for grouping) results."""
+    """Each organization's page: its name ("title"), the names its results were published under,
+    what the catalog says of them ("note", "source": catalog/organizations.yaml), its number of
+    results and (under "rows", for grouping) its results."""
     by_path: dict[str, dict] = {}
     for row in data.results:
-        entry = by_path.setdefault(row["submitter_path"], {"names": set(), "path": row["submitter_path"], "rows": []})
+        path = row["submitter_path"]
+        entry = by_path.setdefault(path, {"organizations": set(), "names": set(), "path": path, "rows": []})
+        entry["organizations"].add(row.get("organization") or row["submitter"])
         entry["names"].add(row["submitter"])
         entry["rows"].append(row)
-    return [
-        {**s, "names": sorted(s["names"]), "count": len(s["rows"])}
-        for s in sorted(by_path.values(), key=lambda s: s["path"])
-    ]
+    pages = []
+    for s in sorted(by_path.values(), key=lambda s: s["path"]):
+        organizations = sorted(s.pop("organizations"))
+        known = [data.organizations[o] for o in organizations if o in data.organizations]
+        pages.append(
+            {
+                **s,
+                "title": " / ".join(organizations),
+                "names": sorted(s["names"]),
+                "note": " ".join(o["note"] for o in known if o.get("note")) or None,
+                "sources": [o["source"] for o in known if o.get("source")],
+                "count": len(s["rows"]),
+            }
+        )
+    return pages
+
+
+def moved_submitter_pages(data: SiteData) -> dict[str, tuple[str, str]]:
+    """The page each other name of an organization had before pages were one an organization
+    (submitters/dell-emc.html) -> (the organization's page, that name), for links made before."""
+    moved: dict[str, tuple[str, str]] = {}
+    for row in data.results:
+        own = model.submitter_path(row["submitter"])
+        if own != row["submitter_path"]:
+            moved.setdefault(own, (row["submitter_path"], row["submitter"]))
+    pages = {row["submitter_path"] for row in data.results}
+    return {old: moved[old] for old in sorted(moved) if old not in pages}
 
 
 def without_rows(submitter: dict) -> dict:
@@ -116,10 +143,17 @@ def _accelerator_pages(site: SiteWriter) -> None:
 
 
 def _submitter_pages(site: SiteWriter) -> None:
-    for submitter in submitters(site.data):
+    pages = submitters(site.data)
+    for submitter in pages:
         site.page(
             submitter["path"],
             "submitter.html",
             submitter=without_rows(submitter),
             groups=_grouped(submitter["rows"], site.data),
+        )
+    titles = {s["path"]: s["title"] for s in pages}
+    for old, (new, name) in moved_submitter_pages(site.data).items():
+        # Not a page of the site (the sitemap leaves it out): a pointer to where its results are.
+        site.unlisted_page(
+            old, "moved.html", target=new, title=titles[new], name=name, canonical=site.absolute_url(new)
         )

@@ -107,6 +107,7 @@ class SiteData:
     prices_as_of: str | None = None
     price_anomalies: dict = field(default_factory=dict)
     skipped: dict[str, list[dict]] = field(default_factory=dict)  # round -> its skipped_results rows (left_off.py)
+    organizations: dict[str, dict] = field(default_factory=dict)  # name -> its organizations row (several names)
 
     @cached_property  # every page shows it: computed once, not once a page (quadratic at scale)
     def newest_date(self) -> str:
@@ -188,7 +189,8 @@ def _load(query) -> SiteData:
             cost["note"] = cost_note(tier, row["date"], cost)  # the remarks the pages show, in words
         row["cost_by_tier"] = {tier: row["costs"][tier]["cost_usd"] for tier in TIERS}
         row["path"] = entry_path(row["entry_id"])
-        row["submitter_path"] = submitter_path(row["submitter"])
+        # One page per organization, whichever of its names a result was published under.
+        row["submitter_path"] = submitter_path(row.get("organization") or row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])
         row["verified_note"] = None if row.get("verified") else unverified_note(row["round_kind"])
         row["model_text"] = likeness.model_text(row.get("model_name"), row.get("model_parameters"))
@@ -204,7 +206,11 @@ def _load(query) -> SiteData:
     names = {b["id"]: b["name"] for b in benchmarks.values()}
     left = _rows(query, "SELECT * FROM skipped_results") if "skipped_results" in tables else []
     skipped = left_off.by_round(left, names)
+    organizations = (
+        {o["name"]: o for o in _rows(query, "SELECT * FROM organizations")} if "organizations" in tables else {}
+    )
     data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch, skipped=skipped)
+    data.organizations = organizations
     data.prices_as_of, data.price_anomalies = as_of, site_prices.part_anomalies(accelerators, prices)
     return data
 

@@ -272,6 +272,10 @@ class SiteWriter:
 
     def page(self, relative: str, template: str, **context: object) -> None:
         self.pages.append(relative)
+        self.unlisted_page(relative, template, **context)
+
+    def unlisted_page(self, relative: str, template: str, **context: object) -> None:
+        """A page the sitemap leaves out (a pointer to where a page went)."""
         context = {
             "root": "../" * relative.count("/"),
             "page_path": relative,
