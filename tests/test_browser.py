@@ -5,6 +5,8 @@ hostile text stays text. Skips, loudly, where /usr/bin/chromium is absent.
 
 from __future__ import annotations
 
+import re
+
 import threading
 from pathlib import Path
 from urllib.parse import quote
@@ -531,6 +533,29 @@ def test_the_cost_header_sorts_like_minutes_and_chip_hours(visit, out):
     cost.locator("button.sort").focus()
     page.keyboard.press("Enter")
     assert "sort=cost" in page.url and cost.get_attribute("aria-sort") == "ascending"
+    assert v.errors == []
+
+
+def test_the_caption_counts_the_results_without_a_rank_in_the_ranking_shown(visit, out):
+    v = visit()
+    page = v.go(url(out, RESNET))
+    closed = page.locator('section[data-division="closed"]')
+
+    def counted() -> tuple[int, int]:
+        caption = closed.locator("table.board caption").inner_text()
+        said = re.search(r"\((\d+) without a rank, each saying why\)", caption)
+        dashes = closed.locator("tbody tr td.rank").all_inner_texts().count("—")
+        return (int(said.group(1)) if said else 0), dashes
+
+    official = counted()
+    assert official[0] == official[1]
+    # Ranked by a tier's cost, the results without a price take no rank either: the count says so.
+    page.select_option('select[name="tier"]', "purchase")
+    page.select_option('select[name="sort"]', "cost")
+    by_cost = counted()
+    assert by_cost[0] == by_cost[1] and by_cost[1] > official[1]
+    page.select_option('select[name="sort"]', "minutes")
+    assert counted() == official
     assert v.errors == []
 
 

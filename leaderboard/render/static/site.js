@@ -306,7 +306,16 @@
         var caption = table.querySelector("caption");
         if (caption) {
           var by = metricLabel(rankS.sort, s) + (rankS.sort === s.sort ? "" : ", sorted by " + metricLabel(s.sort, s));
-          caption.textContent = caption.textContent.replace(/ranked by [^;.:]+/, "ranked by " + by);
+          var text = caption.textContent.replace(/ranked by [^;.:]+/, "ranked by " + by);
+          // How many take no rank in this ranking (a cost ranking leaves out the results without a
+          // price): counted when the table holds every result the caption counts.
+          var size = /: ([\d,]+) results?\b/.exec(text);
+          if (size && Number(size[1].replace(/,/g, "")) === rows.length) {
+            var unranked = rowRanks.filter(function (rank) { return rank === null; }).length;
+            var without = unranked ? " (" + unranked.toLocaleString("en-US") + " without a rank, each saying why)" : "";
+            text = text.replace(/ \([\d,]+ without a rank, each saying why\)|(?=, ranked by )/, without);
+          }
+          caption.textContent = text;
         }
         table.querySelector("th.rank-head").textContent = rankS.sort === defaultSort ? "Rank" : "Rank by " + METRIC_LABEL[rankS.sort];
         table.querySelectorAll("th[data-sort]").forEach(function (th) {
