@@ -6,7 +6,6 @@ hostile text stays text. Skips, loudly, where /usr/bin/chromium is absent.
 from __future__ import annotations
 
 import re
-
 import threading
 from pathlib import Path
 from urllib.parse import quote
