@@ -32,6 +32,14 @@ DERIVED = "derived"
 DERIVED_MLPERF = "derived; not an official MLPerf metric"
 FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "dominated" or "not ranked"
 LOG = alt.Scale(type="log")
+# Every log axis's labels and the chip-hours lines' (0.1, 100,000, 1,000,000): one format, never
+# "1e+06" beside "100,000" (_finish sets it on each log axis).
+LOG_FORMAT = ",~r"
+# Publication dates: a tick a year, labelled "2019" (Vega's own fell to months: "October" ran into "2018").
+YEAR_AXIS = alt.Axis(format="%Y", tickCount={"interval": "year", "step": 1}, labelOverlap=True, labelSeparation=8)
+# A chip-hours chart's names, cut in the middle to this many characters (within the 260-pixel
+# labelLimit, 47 characters in the image): systems differ in their ends (4x A100, 8x A100).
+NAME_CHARACTERS = 38
 LEGEND_BESIDE = 16  # a legend of more entries goes below the plot, in columns
 LEGEND_COLUMNS = 3
 UNKNOWN = Style("#000000", "circle", ())  # an accelerator no look was made for (never on the site)
@@ -246,7 +254,18 @@ def _finish(
     spec["datasets"] = dict(sorted(datasets.items()))
     spec["width"] = "container"
     spec["config"] = {**spec.get("config", {}), "font": "system-ui, sans-serif"}
+    _format_log_axes(spec)
     return spec
+
+
+def _format_log_axes(view: dict) -> None:
+    """Every x and y axis on a log scale in LOG_FORMAT (unless it has a format, or no axis)."""
+    fields = [view.get("encoding", {}).get(channel) for channel in ("x", "y")]
+    for field in (f for f in fields if isinstance(f, dict) and (f.get("scale") or {}).get("type") == "log"):
+        if field.get("axis", {}) is not None:
+            field["axis"] = {"format": LOG_FORMAT, **field.get("axis", {})}
+    for layer in view.get("layer", []):
+        _format_log_axes(layer)
 
 
 def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
@@ -259,7 +278,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     x_domain = [min(chips) / 2, max(chips) * 2]
     y_domain = [min(minutes) / 2, max(minutes) * 2]
     lines = [
-        {"chips": c, "minutes": level * 60 / c, "label": f"{level:,g} chip-hours", "level": level}
+        {"chips": c, "minutes": level * 60 / c, "label": f"{labels.log_label(level)} chip-hours", "level": level}
         for level in _decades(min(p["chip_hours"] for p in points), max(p["chip_hours"] for p in points))
         for c in x_domain
     ]
@@ -272,7 +291,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
     # Each line's label sits where the line enters the plot: the top edge, else the left edge.
     entries = [max(x_domain[0], level * 60 / y_domain[1]) for level in sorted({line["level"] for line in lines})]
     label_points = [
-        {"chips": c, "minutes": level * 60 / c, "label": f"{level:,g} chip-hours"}
+        {"chips": c, "minutes": level * 60 / c, "label": f"{labels.log_label(level)} chip-hours"}
         for level, c in zip(sorted({line["level"] for line in lines}), entries, strict=True)
     ]
     line_labels = alt.Chart(_named(datasets, "ideal_labels", label_points))
@@ -370,7 +389,8 @@ def chip_hours_bars(
     # A published run is known by its model (its system is only the hardware it ran on).
     by_model = all(family(r.get("round_kind", "")).model_runs for r in rows)
     for point in points:
-        label = f"{point['submitter']}: {point['model'] if by_model and point['model'] else point['system']}"
+        full = f"{point['submitter']}: {point['model'] if by_model and point['model'] else point['system']}"
+        label = labels.cut_middle(full, NAME_CHARACTERS)  # the tooltip names submitter and system in full
         seen[label] = seen.get(label, 0) + 1
         point["label"] = label if seen[label] == 1 else f"{label} ({seen[label]})"
     low, high = min(p["chip_hours"] for p in points) / 2, max(p["chip_hours"] for p in points) * 2
@@ -396,7 +416,7 @@ def chip_hours_bars(
         datasets,
         height=22 * len(points) + 10,
     )
-    # Long system names are cut at 260 pixels (site.js cuts them shorter on a phone).
+    # Names are cut in the middle above; 260 pixels is a safety net (site.js cuts them shorter on a phone).
     spec["config"]["axisY"] = {"labelLimit": 260}
     description = f"Dot plot of chip-hours per result (log scale), {context}, sorted, coloured by accelerator."
     return Chart(name, f"Chip-hours per result, {context}", description, spec)
@@ -419,7 +439,7 @@ def over_time(
         labelled.add(family or "")
     total = len(points)
     points = _sample(points, keep=lambda p: p["label"] is not None)
-    x = alt.X("date:T", title="Publication date")
+    x = alt.X("date:T", title="Publication date", axis=YEAR_AXIS)
     y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=LOG)
     marks = result_marks(
         _named(datasets, "results", points),

@@ -1,5 +1,6 @@
-"""Where a chart's point labels go: beside their point, to its right or else to its left, and only
-where they cover no label placed before them and stay inside the plot. Pure functions.
+"""A chart's labels, pure functions: their text (a name cut in the middle, a log axis's number),
+and where point labels go: beside their point, to its right or else to its left, and only
+where they cover no label placed before them and stay inside the plot.
 
 Positions are the static image's (pixels from the plot's top left corner). A label left off keeps
 its point and its tooltip.
@@ -67,3 +68,16 @@ def linear(value: float, low: float, high: float, size: float) -> float:
 def log_decades(values: list[float]) -> tuple[float, float]:
     """A log axis's ends as Vega draws it for `values` (positive): whole powers of ten."""
     return math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+
+
+def log_label(value: float) -> str:
+    """`value` as a log axis labels it (charts.LOG_FORMAT): 0.01, 1, 1,000,000."""
+    return f"{value:,.{max(0, -math.floor(math.log10(value)))}f}"
+
+
+def cut_middle(text: str, most: int) -> str:
+    """`text` in at most `most` characters, its start and its end kept and "…" between."""
+    if len(text) <= most:
+        return text
+    head = (most - 1) // 2
+    return text[:head] + "…" + text[len(text) - (most - 1 - head) :]

@@ -393,7 +393,28 @@
       });
     });
     config.axisY = Object.assign({}, config.axisY, { labelLimit: Math.round(width / 3) });
+    // Names on the y axis (a chip-hours chart's) are cut in the middle to what a third of the
+    // width holds, as the image cuts them: systems differ in their ends ("4x A100", "8x A100").
+    // Two names still alike once cut are numbered, as the image numbers names alike (a
+    // point's tooltip names its submitter and system in full).
+    views.forEach(function (view) {
+      var y = view.encoding && view.encoding.y, data = view.data && spec.datasets && spec.datasets[view.data.name];
+      if (!y || y.type !== "nominal" || !data) return;
+      var most = Math.max(Math.floor(width / 3 / 6.5), 12), seen = {};
+      data.forEach(function (row) {
+        if (typeof row[y.field] !== "string") return;
+        var cut = cutMiddle(row[y.field], most);
+        seen[cut] = (seen[cut] || 0) + 1;
+        row[y.field] = seen[cut] === 1 ? cut : cutMiddle(row[y.field], most - 4) + " (" + seen[cut] + ")";
+      });
+    });
     config.title = Object.assign({}, config.title, { subtitleFontSize: 10, limit: width - 10 });
+  }
+  // `text` in at most `most` characters, its start and end kept and "…" between (charts.cut_middle).
+  function cutMiddle(text, most) {
+    if (text.length <= most) return text;
+    var head = Math.floor((most - 1) / 2);
+    return text.slice(0, head) + "\u2026" + text.slice(text.length - (most - 1 - head));
   }
   // Lines (a text or a list of lines) at most `most` characters long, broken between words;
   // unchanged when every line fits.
