@@ -269,7 +269,9 @@ def _preview(row: dict, rows: list[dict], status: str) -> Preview:
     ]
     ranks = {}
     for key, label in RANK_KEYS:
-        values = [r[key] for r in group]
+        # As on the board: a result listed without a rank (an estimate, a republished result)
+        # takes none; the entry itself is placed among the ranked ones even when it takes none.
+        values = [r[key] if r is row or r["unranked_reason"] is None else None for r in group]
         ranked = competition_ranks(values)
         ranks[label] = (ranked[group.index(row)], sum(v is not None for v in values))
     return Preview(

@@ -8,6 +8,7 @@ import yaml
 from conftest import ROOT, run_cli
 from test_checkpr import commit, entry, git, repo  # noqa: F401  (repo is a fixture)
 
+from leaderboard import store
 from leaderboard.checkpr import NO_SUBMISSION_CHANGES
 from leaderboard.review.neighbours import board_link, neighbour_text, placement
 from leaderboard.verification import NO_FIELD_CHANGED
@@ -122,3 +123,55 @@ def test_a_code_only_pull_request_says_it_changes_no_submission(repo):  # noqa: 
     with_entry.write_text(entry("acme-8", 8, 0.2))
     commit(repo)
     assert NO_SUBMISSION_CHANGES not in run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
+
+
+@pytest.mark.parametrize(
+    "unranked, which, rank, out_of, above",
+    [
+        ("a", 1, 1, 2, "a"),  # below a result listed without a rank: ranked first, the other shown unranked
+        ("b", 2, 2, 2, "b"),  # two ranked (a, c), the unranked b between them takes no rank
+        ("c", 2, 3, 3, "b"),  # the entry itself listed without a rank: placed among the ranked ones
+    ],
+)
+def test_a_result_listed_without_a_rank_takes_none_in_the_preview(unranked, which, rank, out_of, above):
+    group = [row(name, value) for name, value in zip("abc", [1.0, 2.0, 3.0], strict=True)]
+    next(r for r in group if r["system"] == unranked)["unranked_reason"] = "estimate"
+    place = placement(group[which], group, "chip_hours")
+    assert (place.rank, place.out_of, place.above.system) == (rank, out_of, above)
+    if above == unranked:
+        assert place.above.rank is None and neighbour_text(place.above, "chip_hours", "above").startswith(
+            "above: unranked"
+        )
+
+
+def test_the_preview_ranks_as_the_built_board_does(tmp_path):
+    """The shipped vision board lists estimates without a rank (BigGAN-512, 12,288 chip-hours): a new
+    run just faster than Segment Anything ranks as the board then ranks it, not one place lower."""
+    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
+    shutil.copytree(ROOT / "submissions" / "published", tmp_path / "submissions" / "published")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    sam = yaml.safe_load((ROOT / "submissions/published/meta-ai/segment-anything-model.yaml").read_text())
+    ours = dict(sam, submitter="Acme Labs", model={"name": "Acme-SAM"}, source={"url": "https://example.org/acme"})
+    ours["result"] = {"minutes": sam["result"]["minutes"] - 1}
+    ours.pop("reference_cost")
+    ours.pop("provenance")
+    folder = tmp_path / "submissions/published/acme-labs"
+    folder.mkdir()
+    (folder / "acme-sam.yaml").write_text(yaml.safe_dump(ours, sort_keys=False))
+    result = run_cli("check-pr", "--base", "main", cwd=tmp_path)
+    assert result.code == 0, result.out + result.err
+    lines = result.out.splitlines()
+    start = lines.index("added: published/acme-labs/acme-sam (submissions/published/acme-labs/acme-sam.yaml)")
+    would = lines[start + 2]
+    preview = int(would.split("chip-hours ")[1].split(" of ")[0]), int(would.split(" of ")[2].split(",")[0])
+    assert lines[start + 3].startswith("  above: unranked, ")  # an estimate, listed without a rank
+    built = run_cli("build", "-q", "--db-only", cwd=tmp_path)
+    assert built.code == 0, built.err
+    ranks = store.run_query(
+        tmp_path / "leaderboard.duckdb",
+        "SELECT (SELECT rank FROM results WHERE entry_id = 'published/acme-labs/acme-sam'), count(rank) "
+        "FROM results WHERE round = 'published' AND benchmark = 'vision'",
+    )[1]
+    assert [preview] == [tuple(r) for r in ranks]

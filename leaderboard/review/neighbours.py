@@ -37,8 +37,10 @@ def board_link(round_id: str, benchmark: str, division: str, base_url: str | Non
 
 def placement(row: dict, group: list[dict], metric: str, base_url: str | None = None) -> Placement:
     """`row` among `group` (its board's division, `row` included) ordered by `metric`: best first,
-    ties in the order given, results without a value last."""
-    ranks = metric_ranks([r.get(metric) for r in group], metric)
+    ties in the order given, results without a value last. As on the board, a result listed
+    without a rank (its `unranked_reason`) takes none; `row` is placed among the ranked ones."""
+    counted = [r is row or r.get("unranked_reason") is None for r in group]
+    ranks = metric_ranks([r.get(metric) if c else None for r, c in zip(group, counted, strict=True)], metric)
     sign = -1 if metric in HIGHER_IS_BETTER else 1
     order = sorted(
         range(len(group)),
@@ -55,7 +57,7 @@ def placement(row: dict, group: list[dict], metric: str, base_url: str | None = 
     return Placement(
         metric,
         ranks[order[position]],
-        sum(r.get(metric) is not None for r in group),
+        sum(r.get(metric) is not None and c for r, c in zip(group, counted, strict=True)),
         neighbour(position - 1),
         neighbour(position + 1),
         board_link(row["round"], row["benchmark"], row["division"], base_url),
