@@ -13,6 +13,10 @@ power-measured twin of a result, or one set of logs filed under two systems) are
 too: the first publication is the one that measured its energy, else the smaller entry id, and
 the other points to it, so a board counts the runs once.
 
+Run times typed from a paper (a published run; any family whose results are not recomputed from
+logs) are round numbers that two unrelated runs can share: such results match only on the same
+accelerator, chip count and model too (`typed`).
+
 A weak-scaling result (MLPerf HPC: many models trained at once) has no run times; its minutes
 are the span from the first instance's start to the last one's stop, to a tenth of a
 millisecond. The same span on the same number of chips for the same number of models is the
@@ -40,6 +44,9 @@ class Publication:
     # A weak-scaling result's (chips, models, minutes); None for any other result.
     weak: tuple[float, int, float] | None = None
     energy: bool = False  # its energy was measured: of twins in one round, the first publication
+    # Typed run times (a family not recomputed from logs): (accelerator, chips, model) must match
+    # too; () for run times parsed from logs.
+    typed: tuple = ()
 
 
 def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
@@ -57,7 +64,7 @@ def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
     for pub in publications:
         times = run_times(pub.runs_minutes)
         if times is not None:
-            groups.setdefault((pub.kind, pub.benchmark, times), []).append(pub)
+            groups.setdefault((pub.kind, pub.benchmark, times, pub.typed), []).append(pub)
         elif pub.weak is not None and not pub.runs_minutes:
             groups.setdefault((pub.kind, pub.benchmark, "weak", pub.weak), []).append(pub)
     found = {}

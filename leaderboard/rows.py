@@ -12,6 +12,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.failures import failure_reason
 from leaderboard.families import family
+from leaderboard.identity import name_key
 from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
 from leaderboard.manifest import file_digest
 from leaderboard.normalize import (
@@ -317,6 +318,11 @@ def _unranked_reason(row: dict, ranks_beside_verified: bool) -> str | None:
     return None
 
 
+def _typed(row: dict) -> tuple:
+    """What typed run times must share besides to be one measurement: the hardware and the model."""
+    return (row["accelerator"], row["chips"], name_key(row.get("model_name") or ""))
+
+
 def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catalog) -> None:
     """results.republished_from: the first publication of the same runs (leaderboard.republished)."""
     publications = [
@@ -329,6 +335,7 @@ def _mark_republished(rows: list[dict], entries: Sequence[Entry], catalog: Catal
             tuple(entry.data["result"].get("runs_minutes") or ()),
             (row["chips"], row["models"], row["minutes"]) if row.get("models") else None,
             row.get("energy_kwh") is not None,
+            () if family(row["round_kind"]).verifiable else _typed(row),
         )
         for row, entry in zip(rows, entries, strict=True)
     ]

@@ -31,9 +31,13 @@ def test_run_times_are_the_successful_runs_sorted_when_there_are_enough(runs_min
     assert run_times(runs_minutes) == expected
 
 
-def pub(entry_id, round_, runs, benchmark="bert", kind="mlperf-training", weak=None, energy=False):
+def pub(entry_id, round_, runs, benchmark="bert", kind="mlperf-training", weak=None, energy=False, typed=()):
     dates = {"v2.0": "2022-06-29", "v2.1": "2022-11-09", "v3.0": "2023-06-27", "early": "2022-01-01"}
-    return Publication(entry_id, round_, dates[round_], kind, benchmark, tuple(runs), weak, energy)
+    return Publication(entry_id, round_, dates[round_], kind, benchmark, tuple(runs), weak, energy, typed)
+
+
+def typed(entry_id, runs, hardware=("a100-sxm4-40gb", 256.0, "sam")):
+    return pub(entry_id, "v2.0", runs, benchmark="vision", kind="published", typed=hardware)
 
 
 def weak(entry_id, round_, chips=82944, models=81, minutes=137.4663, runs=()):
@@ -80,6 +84,10 @@ OTHER = (10.5, 10.25, 11.5)
         ([weak("a", "v2.0"), weak("b", "v2.1", minutes=137.4664)], {}),
         # A result with run times is matched on its runs only, never on its span.
         ([weak("a", "v2.0", runs=RUNS), weak("b", "v2.1", runs=OTHER)], {}),
+        # Typed run times (published runs: round numbers): the same only on the same hardware and model.
+        ([typed("a", (60.0, 60.0)), typed("b", (60.0, 60.0), ("tpu-v3", 64.0, "bigmodel"))], {}),
+        ([typed("a", (60.0, 60.0)), typed("b", (60.0, 60.0), ("a100-sxm4-40gb", 128.0, "sam"))], {}),
+        ([typed("b", (60.0, 60.0)), typed("a", (60.0, 60.0))], {"b": "a"}),
         ([], {}),
     ],
 )
