@@ -139,14 +139,19 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             click.echo(f"ignored {name}: {why}", err=True)
         for note in notes:
             click.echo(f"check-pr refuses {note.format()}", err=True)
-        checked = plural(len(result.files) - len(result.unchecked), "file") + " checked"
+        missing = [name for name in result.files if not Path(name).exists() and not Path(name).is_symlink()]
+        checked = plural(len(result.files) - len(result.unchecked) - len(missing), "file") + " checked"
         if not result.files:
             summary = "no file checked" + (": every file named was ignored" if result.ignored else "")
+        elif len(missing) == len(result.files):
+            summary = f"no file checked: {plural(len(missing), 'path')} named not found"
         elif result.ok:
             summary = f"{checked}: all valid"
         else:
             files_with = plural(len({p.file for p in result.problems}), "file")
             summary = f"{checked}: {plural(len(result.problems), 'problem')} in {files_with}"
+        if missing and len(missing) < len(result.files):
+            summary += f"; {plural(len(missing), 'path')} named not found"
         if result.unchecked:
             summary += f"; {UNCHECKED.format(plural(len(result.unchecked), 'submission file'))}"
         click.echo(summary, err=True)

@@ -825,6 +825,7 @@ def test_usage_errors_exit_2(empty_project):
 def test_missing_path_is_a_problem_not_a_crash(empty_project):
     result = run_cli("validate", "nowhere", cwd=empty_project)
     assert result.code == 1 and "nowhere:1:1: $: no such file or folder" in result.out
+    assert result.err.strip() == "no file checked: 1 path named not found"  # not "1 file checked"
 
 
 def test_symlink_leaving_the_folder_is_not_read(empty_project, tmp_path_factory):
