@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from leaderboard import yaml_syntax
 from leaderboard.problems import Problem
 
 MAX_BYTES = 1024 * 1024  # one result is a few hundred bytes; anything near this is not a result
@@ -256,7 +257,7 @@ def _load_yaml(text: str, doc: Document) -> Any:
             _check_depth(text)
         nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
     except yaml.MarkedYAMLError as error:
-        raise _yaml_syntax_error(error, text) from None
+        raise _Invalid(*yaml_syntax.explain(error, text, _YamlLoader)) from None
     except yaml.YAMLError as error:
         raise _Invalid(f"YAML does not parse: {error}") from None
     except RecursionError:
@@ -273,56 +274,6 @@ def _load_yaml(text: str, doc: Document) -> Any:
             *_where_values_pass_limit(text),
             hint="a result needs a few dozen values; aliases are not needed",
         ) from None
-
-
-def _yaml_syntax_error(error: yaml.MarkedYAMLError, text: str) -> _Invalid:
-    """A parse error where the writer can act on it. YAML says where it gave up (the problem
-    mark) and what it was reading then (the context mark). A quote left open is the usual cause
-    of an error far from its mistake: YAML reads on to the end of the file, or to the next quote
-    and fails there; either way the error is placed where the quote opens. Any other context is
-    named with its place."""
-    problem, context = error.problem or error.context, error.context
-    at, start = error.problem_mark or error.context_mark, error.context_mark
-    if context == "while scanning a quoted scalar" and start is not None and "end of stream" in (problem or ""):
-        return _Invalid(
-            "YAML does not parse: the quoted value that opens here is never closed (the file ends inside it)",
-            start.line + 1,
-            start.column + 1,
-            hint=CLOSE_THE_QUOTE,
-        )
-    opened = _quote_closed_near(text, at.line) if at is not None else None
-    if opened is not None:
-        return _Invalid(
-            f"YAML does not parse: the quoted value that opens here runs on to line {at.line + 1}, "
-            f"where YAML stops ({problem}): is its closing quote missing?",
-            *opened,
-            hint=CLOSE_THE_QUOTE,
-        )
-    message = f"YAML does not parse: {problem}"
-    if context and start is not None and at is not None and (start.line, start.column) != (at.line, at.column):
-        message += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
-    return _Invalid(message, at.line + 1 if at else None, at.column + 1 if at else None)
-
-
-CLOSE_THE_QUOTE = (
-    "close the quote on this line; inside single quotes write a ' as '', inside double quotes a \" as \\\""
-)
-
-
-def _quote_closed_near(text: str, line: int) -> tuple[int, int] | None:
-    """Where a quoted value opens (line, column) when it spans lines and closes on `line`, the
-    line YAML gave up on: the sign of a closing quote forgotten earlier in the file."""
-    try:
-        for token in yaml.scan(text, Loader=_YamlLoader):
-            if (
-                isinstance(token, yaml.ScalarToken)
-                and token.style in ("'", '"')
-                and token.start_mark.line < token.end_mark.line == line
-            ):
-                return token.start_mark.line + 1, token.start_mark.column + 1
-    except yaml.YAMLError:
-        pass  # the scan stops where the parse failed; every token before it was seen
-    return None
 
 
 def _where_values_pass_limit(text: str) -> tuple[int | None, int | None]:
@@ -470,6 +421,8 @@ class _JsonParser:
         return value
 
     def value(self, offset: int, path: Path_, depth: int) -> tuple[Any, int]:
+        if self.text[offset : offset + 1] == "]" and path and isinstance(path[-1], int):
+            self.fail("expected a value", offset, TRAILING_COMMA)  # [1, 2, ]
         self.nodes += 1
         if self.nodes > MAX_NODES:
             self.fail(f"more than {MAX_NODES:,} values", offset)
@@ -521,7 +474,8 @@ class _JsonParser:
             return result, offset + 1
         while True:
             if self.text[offset : offset + 1] != '"':
-                self.fail("expected a key in double quotes", offset)
+                trailing = self.text[offset : offset + 1] == "}"
+                self.fail("expected a key in double quotes", offset, TRAILING_COMMA if trailing else None)
             key_at = offset
             key, offset = self.string(offset)
             if key in result:
@@ -562,6 +516,9 @@ class _JsonParser:
             if char != ",":
                 self.fail("expected ',' or ']'", offset)
             offset = self.skip(offset + 1)
+
+
+TRAILING_COMMA = "JSON allows no comma after the last item: remove the comma before the closing bracket"
 
 
 def dump_yaml(data: Any) -> str:

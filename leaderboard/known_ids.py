@@ -30,6 +30,17 @@ def unknown_ids(doc: Document, catalog: Catalog) -> Iterator[Problem]:
         hint = (
             f"did you mean {by_alias.id!r}?"
             if by_alias
-            else suggestion(accelerator_id, {a.id: [a.name, *a.aliases] for a in catalog.accelerators.values()})
+            else _and(
+                suggestion(accelerator_id, {a.id: [a.name, *a.aliases] for a in catalog.accelerators.values()}),
+                NEW_PART,
+            )
         )
         yield doc.problem(("system", "accelerator"), f"unknown accelerator {accelerator_id!r}", hint)
+
+
+# CONTRIBUTING.md, "Accelerators (`system.accelerator`)".
+NEW_PART = "a part the catalog lacks is added to catalog/accelerators.yaml in the same pull request (CONTRIBUTING.md)"
+
+
+def _and(first: str | None, then: str) -> str:
+    return then if not first else f"{first.rstrip('?')}? Else {then}"

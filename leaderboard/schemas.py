@@ -124,7 +124,8 @@ def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]
             )
         ]
     if kind == "pattern" and error.validator_value.startswith("^[0-9]{4}"):
-        return [doc.problem(path, f"{error.instance!r} is not a date in the form YYYY-MM-DD", 'quote it: "2021-12-01"')]
+        hint = 'write year, month and day, with their zeros: "2021-12-01"'
+        return [doc.problem(path, f"{error.instance!r} is not a date in the form YYYY-MM-DD", hint)]
     if kind in ("exclusiveMinimum", "minimum"):
         return [
             doc.problem(

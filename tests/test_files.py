@@ -95,6 +95,22 @@ def test_a_quote_left_open_has_a_hint_and_a_quote_spanning_lines_is_fine(tmp_pat
     assert doc.problems == [] and doc.data == {"note": "a long note on two lines", "b": 1}
 
 
+@pytest.mark.parametrize(
+    "name, content, hint",
+    [
+        ("tab.yaml", "system:\n\tname: x\n", "indent with spaces: YAML does not allow a tab in indentation"),
+        ("colon.yaml", "note: ratio: 2\n", 'a value that holds ": " is quoted: note: "ratio: 2"'),
+        ("comma.json", '{"a": 1,\n}\n', "JSON allows no comma after the last item"),
+        ("list-comma.json", '{"a": [1, 2, ]}', "JSON allows no comma after the last item"),
+        ("other.yaml", "a: [1, 2\nb: 3\n", None),  # no hint that would mislead
+        ("other.json", '{"a": }', None),
+    ],
+)
+def test_the_commonest_parse_errors_say_what_to_do(tmp_path, name, content, hint):
+    [problem] = load(write(tmp_path, name, content)).problems
+    assert problem.hint == hint if hint is None else problem.hint.startswith(hint), problem
+
+
 def test_utf8_bom_is_accepted(tmp_path):
     doc = load(write(tmp_path, "bom.yaml", b"\xef\xbb\xbfa: 1\n"))
     assert doc.problems == [] and doc.data == {"a": 1}

@@ -175,5 +175,6 @@ def test_validate_suggests_the_same_accelerators(empty_project):
     assert result.code == 1
     assert (
         "$.system.accelerator: unknown accelerator 'H100' "
-        "(hint: did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'?)" in result.out
+        "(hint: did you mean 'h100-nvl' or 'h100-pcie' or 'h100-sxm5-80gb'? Else a part the catalog lacks is "
+        "added to catalog/accelerators.yaml in the same pull request (CONTRIBUTING.md))" in result.out
     )

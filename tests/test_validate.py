@@ -326,7 +326,17 @@ CASES = [
         "7:7",
         "$.date",
         "is not a date in the form YYYY-MM-DD",
-        "quote it",
+        'write year, month and day, with their zeros: "2021-12-01"',
+    ),
+    (
+        "date quoted, month first",
+        MLPERF,
+        'date: "2021-12-01"',
+        'date: "12/01/2021"',
+        "7:7",
+        "$.date",
+        "is not a date in the form YYYY-MM-DD",
+        'write year, month and day, with their zeros: "2021-12-01"',
     ),
     (
         "MLPerf date not the round's",
