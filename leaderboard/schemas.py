@@ -6,6 +6,7 @@ Schema errors become Problems with the line and column of the offending value an
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import json
 import re
@@ -75,20 +76,37 @@ def check(doc: Document, name: str) -> list[Problem]:
 def without_unknown_fields(data: object, name: str) -> object | None:
     """`data` with every field the schema does not know left out, when that is all the schema
     finds wrong (a misspelt field name, the most common mistake): the rest of the document can
-    then be checked by the domain rules in the same pass. None when anything else is wrong."""
-    unknown: list[tuple[tuple, str]] = []
+    then be checked by the domain rules in the same pass. A required field missing beside an
+    unknown one spelt like it (`minuts` for `minutes`) is read as that field for those checks.
+    None when anything else is wrong."""
+    unknown: dict[tuple, list[str]] = {}
+    missing: list[tuple[tuple, str]] = []
     for error in validator(name).iter_errors(data):
-        if error.validator != "additionalProperties":
+        path = tuple(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            missing += [(path, field) for field in error.validator_value if field not in error.instance]
+        elif error.validator == "additionalProperties":
+            allowed = error.schema.get("properties", {})
+            unknown.setdefault(path, []).extend(key for key in error.instance if key not in allowed)
+        else:
             return None
-        allowed = error.schema.get("properties", {})
-        unknown += [(tuple(error.absolute_path), key) for key in error.instance if key not in allowed]
     stripped = copy.deepcopy(data)
-    for path, key in unknown:
-        holder = stripped
-        for part in path:
-            holder = holder[part]
-        holder.pop(key, None)
+    for path, field in missing:
+        near = difflib.get_close_matches(field, unknown.get(path, []), n=1, cutoff=0.75)
+        if not near:
+            return None
+        unknown[path].remove(near[0])
+        _at(stripped, path)[field] = _at(stripped, path).pop(near[0])
+    for path, keys in unknown.items():
+        for key in keys:
+            _at(stripped, path).pop(key, None)
     return stripped if validator(name).is_valid(stripped) else None
+
+
+def _at(data, path: tuple):
+    for part in path:
+        data = data[part]
+    return data
 
 
 def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]:

@@ -505,6 +505,15 @@ def test_a_misspelt_field_hides_no_other_problem(empty_project):
     place(empty_project, edit(text, "  count: 16", "  count: -16"), round_="published")
     result = run_cli("validate", cwd=empty_project)
     assert "2 problems in 1 file" in result.err and "lies in the future" not in result.out, result.out + result.err
+    # A required field misspelt (minuts): read as the field it misses for the checks, so the date
+    # in the future shows in the same pass; a missing field with nothing spelt like it still stops them.
+    place(empty_project, edit(text, "  minutes: 5760", "  minuts: 5760"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert "lies in the future" in result.out and "missing required field 'minutes'" in result.out, result.out
+    assert "unknown field 'minuts' (hint: did you mean 'minutes'" in result.out
+    place(empty_project, edit(text, "  minutes: 5760", "  hours: 96"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert "missing required field 'minutes'" in result.out and "lies in the future" not in result.out
     # An unknown field holding a number beyond any bound is left out with its number (found by fuzzing).
     place(empty_project, edit(PUBLISHED, "  unit: device\n", "  unit: device\n  '': 1000000000000000000001\n"))
     result = run_cli("validate", cwd=empty_project)
