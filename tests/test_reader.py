@@ -322,3 +322,21 @@ def test_one_page_an_organization_whichever_name_it_published_under(out, results
     sitemap = out / "sitemap.xml"
     if sitemap.exists():
         assert "submitters/dell-emc.html" not in sitemap.read_text(encoding="utf-8")
+
+
+def test_an_organization_known_under_one_other_name_says_it_once(empty_project):
+    """Only Dell EMC's results: the page is Dell's, says "published as Dell EMC." (no dangling
+    "and"), and Dell EMC's own page points to it."""
+    from conftest import ROOT, run_cli
+
+    source = (ROOT / "submissions" / "published" / "google" / "bert-large.yaml").read_text(encoding="utf-8")
+    folder = empty_project / "submissions" / "published" / "dell-emc"
+    folder.mkdir(parents=True)
+    (folder / "bert-large.yaml").write_text(source.replace("submitter: Google", "submitter: Dell EMC"))
+    done = run_cli("build", "-q", "--jobs", "1", cwd=empty_project)
+    assert done.code == 0, done.out + done.err
+    text = visible_text(empty_project / "site" / "submitters" / "dell.html")
+    assert "One organization, its results published as Dell EMC. Dell EMC (MLPerf Training v0.7)" in text
+    assert "  and" not in text and " and Dell EMC" not in text
+    moved = (empty_project / "site" / "submitters" / "dell-emc.html").read_text(encoding="utf-8")
+    assert 'content="0; url=../submitters/dell.html"' in moved
