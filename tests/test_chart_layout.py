@@ -12,6 +12,7 @@ from xml.etree import ElementTree
 
 import pytest
 from conftest import ARGS, CHROMIUM  # noqa: F401 (the browser fixture lives in conftest.py)
+from test_responsive import open_page
 from test_site import built_site
 
 from leaderboard.render import charts, labels, painter
@@ -36,17 +37,6 @@ def pages(browser):
     yield {width: context.new_page() for width, context in contexts.items()}
     for context in contexts.values():
         context.close()
-
-
-def open_page(page, out: Path, path: str):
-    page.goto((out / path).as_uri())
-    page.wait_for_load_state("load")
-    page.wait_for_function(
-        "() => document.querySelectorAll('figure.chart.live').length === "
-        "document.querySelectorAll('figure.chart').length",
-        timeout=20000,
-    )
-    return page
 
 
 def live_chart(page, name: str):
@@ -240,28 +230,27 @@ def test_a_cut_keeps_the_start_and_the_end():
     assert cut == "Helmholtz….10_22x128" and len(cut) == 20
 
 
-def test_the_live_chip_hours_chart_draws_every_name_whole_on_a_screen(pages, out):
-    """The page's chart cuts names at 260 pixels: the names, already cut in the middle, fit."""
-    page = open_page(pages[1400], out, NAMES_ALIKE)
+def names_drawn(page, out: Path) -> tuple[list[str], list[str]]:
+    """The names of the ResNet v1.1 closed chip-hours chart: in its spec, and on its live y axis."""
     name = "mlperf-training-v1.1--resnet--closed--chip-hours"
     labels = [v["label"] for v in json.loads((out / "charts" / f"{name}.vl.json").read_text())["datasets"]["results"]]
     drawn = live_chart(page, name).evaluate(
         "f => [...f.querySelectorAll('.role-axis')].filter(a => (a.getAttribute('aria-label') || '').startsWith('Y-axis'))"
         ".flatMap(a => [...a.querySelectorAll('.role-axis-label text')]).map(t => t.textContent)"
     )
+    return labels, drawn
+
+
+def test_the_live_chip_hours_chart_draws_every_name_whole_on_a_screen(pages, out):
+    """The page's chart cuts names at 260 pixels: the names, already cut in the middle, fit."""
+    labels, drawn = names_drawn(open_page(pages[1400], out, NAMES_ALIKE), out)
     assert drawn == labels
 
 
 def test_on_a_phone_the_chip_hours_names_are_cut_in_the_middle_and_told_apart(pages, out):
     """A third of a 390-pixel screen holds 20 characters: cut from the right, Lenovo's 4x and 8x
     A100 systems (and Baidu's 1_node_8_A100 runs) would read the same."""
-    page = open_page(pages[390], out, NAMES_ALIKE)
-    name = "mlperf-training-v1.1--resnet--closed--chip-hours"
-    labels = [v["label"] for v in json.loads((out / "charts" / f"{name}.vl.json").read_text())["datasets"]["results"]]
-    drawn = live_chart(page, name).evaluate(
-        "f => [...f.querySelectorAll('.role-axis')].filter(a => (a.getAttribute('aria-label') || '').startsWith('Y-axis'))"
-        ".flatMap(a => [...a.querySelectorAll('.role-axis-label text')]).map(t => t.textContent)"
-    )
+    labels, drawn = names_drawn(open_page(pages[390], out, NAMES_ALIKE), out)
     assert len(drawn) == len(labels) and len(set(drawn)) == len(drawn), [d for d in drawn if drawn.count(d) > 1]
     cut = [d for d in drawn if "…" in d]
     assert cut and all(d not in labels for d in cut)

@@ -2,6 +2,7 @@
 and check-pr as a contributor meets it: run from any folder, a comment-only edit, a code-only change."""
 
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -60,14 +61,19 @@ def test_board_link_and_text():
     assert neighbour_text(place.below, "chip_hours", "below") == "below: none (last on the board)"
 
 
+def published_repo(folder: Path) -> None:
+    """A repository of the shipped catalog and published runs, committed on main."""
+    shutil.copytree(ROOT / "catalog", folder / "catalog")
+    shutil.copytree(ROOT / "submissions" / "published", folder / "submissions" / "published")
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "base")
+
+
 def test_the_preview_names_the_neighbours_on_a_real_board(tmp_path):
     """The shipped published runs: a new run a minute slower than BERT-Large (16 Cloud TPU v3
     devices, 6,144 chip-hours) sits just below it, above the next slower real run."""
-    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
-    shutil.copytree(ROOT / "submissions" / "published", tmp_path / "submissions" / "published")
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "base")
+    published_repo(tmp_path)
     bert = yaml.safe_load((ROOT / "submissions/published/google/bert-large.yaml").read_text())
     ours = dict(bert, submitter="Acme Labs", model={"name": "Acme-BERT"}, source={"url": "https://example.org/acme"})
     ours["result"] = {"minutes": bert["result"]["minutes"] + 1}
@@ -147,11 +153,7 @@ def test_a_result_listed_without_a_rank_takes_none_in_the_preview(unranked, whic
 def test_the_preview_ranks_as_the_built_board_does(tmp_path):
     """The shipped vision board lists estimates without a rank (BigGAN-512, 12,288 chip-hours): a new
     run just faster than Segment Anything ranks as the board then ranks it, not one place lower."""
-    shutil.copytree(ROOT / "catalog", tmp_path / "catalog")
-    shutil.copytree(ROOT / "submissions" / "published", tmp_path / "submissions" / "published")
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "base")
+    published_repo(tmp_path)
     sam = yaml.safe_load((ROOT / "submissions/published/meta-ai/segment-anything-model.yaml").read_text())
     ours = dict(sam, submitter="Acme Labs", model={"name": "Acme-SAM"}, source={"url": "https://example.org/acme"})
     ours["result"] = {"minutes": sam["result"]["minutes"] - 1}
