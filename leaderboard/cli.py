@@ -295,7 +295,7 @@ def new(
     """
     from leaderboard.catalog import load_catalog
     from leaderboard.interview import interview
-    from leaderboard.new import answers_from, missing_flags, unknown_ids, write_submission
+    from leaderboard.new import answers_from, flag_lines, missing_flags, unknown_ids, write_submission
     from leaderboard.problems import plural
 
     catalog = load_catalog(catalog_dir)
@@ -316,7 +316,10 @@ def new(
     answers = answers_from(values, catalog)
     path, problems = write_submission(answers, catalog, submissions)
     if problems:
-        _print_problems(problems, "text")
+        if no_input:  # each said of its flag: the file it names was not written
+            click.echo("\n".join(flag_lines(problems, values)))
+        else:
+            _print_problems(problems, "text")
         raise Failure(f"not written: {plural(len(problems), 'problem')}")
     click.echo(f"wrote {path}")
 

@@ -256,6 +256,30 @@ ANSWER_PATHS = {
 }
 
 
+def flag_lines(problems: list[Problem], values: dict) -> list[str]:
+    """The problems of a file `new --no-input` did not write, each said of the flag its value
+    came from ("--accelerator tpu-v3x: $.system.accelerator: unknown accelerator ..."): the file
+    has no line to point at. A problem of no one flag keeps the place in the file it would have."""
+    lines = []
+    for problem in problems:
+        name = next(
+            (
+                n
+                for n, where in ANSWER_PATHS.items()
+                if problem.json_path == where or problem.json_path.startswith((where + "[", where + "."))
+            ),
+            None,
+        )
+        if name is None or values.get(name) is None:
+            lines.append(problem.format())
+            continue
+        value = values[name]
+        shown = ",".join("null" if v is None else f"{v:g}" for v in value) if isinstance(value, list) else value
+        text = f"--{name.replace('_', '-')} {shown}: {problem.json_path}: {problem.message}"
+        lines.append(text + (f" (hint: {problem.hint})" if problem.hint else ""))
+    return lines
+
+
 def answer_problems(values: dict, name: str, catalog: Catalog, today: dt.date | None = None) -> list[Problem]:
     """What the validator says about one answer (`values[name]`) as it is typed: the answers so
     far make a file, every question not yet answered filled with a placeholder that passes, and
