@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,12 +126,14 @@ def notes_tell_apart(first: dict, second: dict) -> bool:
 
 
 def set_aside_duplicates(
-    valid: list[tuple[Entry, bool]], catalog: Catalog, shown: Callable[[str], str]
+    valid: list[tuple[Entry, bool]], catalog: Catalog, shown: Callable[[str], str], elsewhere: Sequence[Entry] = ()
 ) -> tuple[list[Entry], list[Entry], list[Problem]]:
     """The entries kept, those set aside because two files hold one entry, and a problem on each
     file of such a pair where either file is one to report on (the bool beside each entry).
     One entry: the same round, submitter, system, benchmark, division and model; or a published
-    run from the same paper (source.url) with the same model name, unless notes tell them apart."""
+    run from the same paper (source.url) with the same model name, unless notes tell them apart.
+    Files in the wrong place (`elsewhere`, to report on) are compared with the valid ones too: a
+    copy of another's result says so before it is moved."""
     pairs: list[tuple[Entry, Entry, str, str]] = []  # (first, second, what they share, hint)
     named = {id(entry): is_named for entry, is_named in valid}
     seen: dict[tuple, Entry] = {}
@@ -161,12 +163,15 @@ def set_aside_duplicates(
             problems.append(second.document().problem((), f"{DUPLICATE}: {what} as {shown(first.file)}", hint))
             problems.append(first.document().problem((), f"{DUPLICATE}: {what} as {shown(second.file)}", hint))
     kept = [entry for entry, _ in valid if id(entry) not in set_aside]
+    problems += [p for entry in elsewhere for p in duplicate_problems(entry, [e for e, _ in valid], catalog, shown)]
     return kept, list(set_aside.values()), problems
 
 
-def duplicate_problems(entry: Entry, others: list[Entry], catalog: Catalog) -> list[Problem]:
+def duplicate_problems(
+    entry: Entry, others: list[Entry], catalog: Catalog, shown: Callable[[str], str] = str
+) -> list[Problem]:
     """The problems of `entry` as a second file of an entry among `others`."""
-    _, _, problems = set_aside_duplicates([(other, False) for other in others] + [(entry, True)], catalog, str)
+    _, _, problems = set_aside_duplicates([(other, False) for other in others] + [(entry, True)], catalog, shown)
     return [problem for problem in problems if problem.file == entry.file]
 
 

@@ -219,6 +219,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
     to_check = [item for item, _ in pending if isinstance(item, Path)]
     checked = dict(zip(to_check, _check_all(to_check, catalog, today, jobs, tick), strict=True))
     valid: list[tuple[Entry, bool]] = []
+    elsewhere: list[Entry] = []  # named files in the wrong place, otherwise valid
     for item, named in pending:
         if isinstance(item, Entry):
             entry = item
@@ -234,11 +235,12 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
         if misplaced is not None:
             if named:
                 result.problems.append(misplaced)
+                elsewhere.append(entry)
             continue
         valid.append((entry, named))
     shown = shown_relative_to(root)
-    result.entries, result.duplicates, duplicate_problems = set_aside_duplicates(valid, catalog, shown)
-    result.problems += duplicate_problems
+    result.entries, result.duplicates, found = set_aside_duplicates(valid, catalog, shown, elsewhere)
+    result.problems += found
     result.problems += names.clash_problems(valid, shown, lambda entry: _as_imported(entry, catalog))
     # A link in the catalog is met twice (loading the catalog, walking the files): said once.
     result.problems = list(dict.fromkeys(replace(p, file=shown(p.file)) for p in result.problems))

@@ -631,6 +631,20 @@ def test_duplicate_entries_name_both_files(empty_project):
     assert result.out.count("duplicate entry") == 2
 
 
+def test_a_copy_in_the_wrong_folder_says_it_is_a_copy_at_once(empty_project):
+    """Another submitter's file copied into one's own folder: both its place and the result it
+    copies are said in one pass (the copy was compared only once it was moved)."""
+    place(empty_project, PUBLISHED, round_="published")
+    place(empty_project, PUBLISHED, round_="published", folder="acme-cloud", name="mine.yaml")
+    result = run_cli("validate", "submissions/published/acme-cloud/mine.yaml", cwd=empty_project)
+    assert result.code == 1, result.out + result.err
+    mine = "submissions/published/acme-cloud/mine.yaml:1:1: $: "
+    assert f"{mine}file is at published/acme-cloud/mine.yaml but its content says" in result.out
+    assert f"{mine}duplicate entry: same round, submitter, system, benchmark, division and model as " in result.out
+    assert "submissions/published/acme-labs/entry.yaml:1:1" not in result.out  # the original is not to blame
+    assert result.err == "1 file checked: 2 problems in 1 file\n"
+
+
 @pytest.mark.parametrize("named", ["two.yaml", "one.yaml"])
 def test_one_file_named_is_checked_against_every_other_entry(empty_project, named):
     """validate FILE (as the pre-commit hook runs it on the changed files) finds the same entry
