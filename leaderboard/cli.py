@@ -93,8 +93,8 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     """Check submission and catalog files (default: submissions/ and catalog/).
 
     Each file is checked in its place in the project's submissions/: against every entry there
-    (the same entry under another name, or in the wrong folder, is a duplicate) and in its folder; a catalog file among
-    PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
+    (the same entry under another name, or in the wrong folder, is a duplicate) and in its
+    folder; a catalog file among PATHS checks every submission again. Prints every problem as path:line:col: $.json.path: message
     (hint), the path from the project folder, and each file it did not read. A valid file that
     check-pr refuses (a closed round's file its importer did not write, or a file that claims an
     importer wrote it) is named on stderr, "check-pr refuses ...". While a catalog file
