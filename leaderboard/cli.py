@@ -139,7 +139,8 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
             click.echo(f"ignored {name}: {why}", err=True)
         for note in notes:
             click.echo(f"check-pr refuses {note.format()}", err=True)
-        missing = [name for name in result.files if not Path(name).exists() and not Path(name).is_symlink()]
+        # A path named that is not there is a problem: looked for only when there are problems.
+        missing = [] if result.ok else [n for n in result.files if not Path(n).exists() and not Path(n).is_symlink()]
         checked = plural(len(result.files) - len(result.unchecked) - len(missing), "file") + " checked"
         if not result.files:
             summary = "no file checked" + (": every file named was ignored" if result.ignored else "")

@@ -262,14 +262,7 @@ def flag_lines(problems: list[Problem], values: dict) -> list[str]:
     has no line to point at. A problem of no one flag keeps the place in the file it would have."""
     lines = []
     for problem in problems:
-        name = next(
-            (
-                n
-                for n, where in ANSWER_PATHS.items()
-                if problem.json_path == where or problem.json_path.startswith((where + "[", where + "."))
-            ),
-            None,
-        )
+        name = next((n for n, where in ANSWER_PATHS.items() if _within(problem.json_path, where)), None)
         if name is None or values.get(name) is None:
             lines.append(problem.format())
             continue
@@ -289,7 +282,12 @@ def answer_problems(values: dict, name: str, catalog: Catalog, today: dt.date | 
     data = submission_data(Answers(**{**_placeholders(given, catalog, today), **given}), catalog)
     where = ANSWER_PATHS[name]
     _, problems = _trial(data, "placeholder.yaml", catalog, today)
-    return [p for p in problems if p.json_path == where or p.json_path.startswith((where + ".", where + "["))]
+    return [p for p in problems if _within(p.json_path, where)]
+
+
+def _within(json_path: str, where: str) -> bool:
+    """Whether a problem at `json_path` is about the value at `where` (it, or a part of it)."""
+    return json_path == where or json_path.startswith((where + ".", where + "["))
 
 
 def _placeholders(given: dict, catalog: Catalog, today: dt.date) -> dict:
