@@ -181,6 +181,26 @@ def test_the_sites_database_is_every_table_in_a_format_older_duckdbs_read(projec
                 assert extra == 0, (name, a)
 
 
+@pytest.mark.parametrize("storage", [None, store.STORAGE_VERSION], ids=["duckdb's own format", "the site's format"])
+def test_the_sites_database_is_copied_into_the_sites_format(tmp_path, storage):
+    """A database in DuckDB's own (newer) format is copied table by table into the site's format;
+    one already in it (every file a build writes) ships as its bytes, without the copy's cost."""
+    from leaderboard.render.downloads import _storage_copy
+
+    source, shipped = tmp_path / "source.duckdb", tmp_path / "shipped.duckdb"
+    config = {"storage_compatibility_version": storage} if storage else {}
+    with duckdb.connect(str(source), config=config) as connection:
+        connection.execute("CREATE TABLE results (entry_id VARCHAR PRIMARY KEY, minutes DOUBLE)")
+        connection.execute("INSERT INTO results VALUES ('a', 1.5), ('b', 2.25)")
+    _storage_copy(source, shipped)
+    with duckdb.connect() as connection:
+        connection.execute(f"ATTACH '{shipped}' AS shipped (READ_ONLY)")
+        (tags,) = connection.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'shipped'").fetchone()
+        assert tags["storage_version"] == store.STORAGE_VERSION + "+"
+        assert connection.execute("FROM shipped.results ORDER BY entry_id").fetchall() == [("a", 1.5), ("b", 2.25)]
+    assert (shipped.read_bytes() == source.read_bytes()) == (storage is not None)
+
+
 def test_the_default_query_gives_the_native_rows_in_the_browser(page, server, project):
     """The query the editor holds when the page opens is one the page offers too."""
     page.goto(server + "sql.html")

@@ -287,9 +287,19 @@ def _attach_target(connection: duckdb.DuckDBPyConnection, target: Path) -> None:
 
 
 def _storage_copy(db: Path, target: Path) -> None:
-    """The database file again, every table and key, in store.STORAGE_VERSION's format."""
+    """The database file again, every table and key, in store.STORAGE_VERSION's format: its bytes
+    when it is already in that format with nothing left in a write-ahead log (as every file a
+    build writes is), else copied table by table by DuckDB."""
     with duckdb.connect() as connection:
         connection.execute(f"ATTACH {_literal(db)} AS site_source (READ_ONLY)")
+        (tags,) = connection.execute(
+            "SELECT tags FROM duckdb_databases() WHERE database_name = 'site_source'"
+        ).fetchone()
+        if tags.get("storage_version") == store.STORAGE_VERSION + "+" and not Path(f"{db}.wal").exists():
+            connection.execute("DETACH site_source")
+            target.unlink(missing_ok=True)
+            shutil.copyfile(db, target)
+            return
         _attach_target(connection, target)
         connection.execute("COPY FROM DATABASE site_source TO site_target")
         connection.execute("DETACH site_target")
