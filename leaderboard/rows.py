@@ -354,14 +354,12 @@ def _display(file: str, base: Path | None) -> str:
     """The submission file's path relative to `base` (resolved by the caller), else as given.
     Submission files are never links (validation refuses them): only their folder is resolved,
     once per folder, not once per file."""
-    path = Path(file)
     if base is not None:
-        try:
-            real = os.path.join(real_folder(os.path.dirname(os.path.abspath(file))), path.name)
-            return Path(real).relative_to(base).as_posix()
-        except ValueError:
-            pass
-    return path.as_posix()
+        real = os.path.join(real_folder(os.path.dirname(os.path.abspath(file))), os.path.basename(file))
+        inside = os.path.join(str(base), "")  # the folder with one separator at its end
+        if real.startswith(inside):
+            return real[len(inside) :].replace(os.sep, "/")
+    return Path(file).as_posix()
 
 
 def run_rows(entry_id: str, data: dict, catalog: Catalog) -> list[dict]:

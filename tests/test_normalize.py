@@ -1,6 +1,7 @@
 """Chips, chip-hours, the price in force, cost per tier, olympic mean and ranks: one row per case."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -316,3 +317,29 @@ def test_competition_ranks(values, expected):
 def test_reaches_target(quality, target, direction, expected):
     assert reaches_target(quality, target, direction) is expected
     assert not math.isnan(target)
+
+
+@pytest.mark.parametrize(
+    "file, base, shown",
+    [
+        ("project/submissions/r/org/a.yaml", "project", "submissions/r/org/a.yaml"),
+        ("linked/org/a.yaml", "project", "submissions/r/org/a.yaml"),  # through a link to a folder
+        ("elsewhere/a.yaml", "project", "{tmp}/elsewhere/a.yaml"),  # outside: as given
+        ("project-two/a.yaml", "project", "{tmp}/project-two/a.yaml"),  # a name that only starts alike
+        ("project/submissions/r/org/a.yaml", None, "{tmp}/project/submissions/r/org/a.yaml"),
+        ("project/submissions/r/org/a.yaml", "/", "{tmp}/project/submissions/r/org/a.yaml"),
+    ],
+)
+def test_a_submission_file_is_shown_relative_to_the_project(tmp_path, file, base, shown):
+    from leaderboard.rows import _display
+    from leaderboard.tree import real_folder
+
+    real_folder.cache_clear()
+    tmp = tmp_path.resolve()
+    (tmp / "project/submissions/r/org").mkdir(parents=True)
+    (tmp / "elsewhere").mkdir()
+    (tmp / "project-two").mkdir()
+    (tmp / "linked").symlink_to(tmp / "project/submissions/r")
+    folder = None if base is None else Path(base) if base == "/" else tmp / base
+    expected = shown.format(tmp=tmp).lstrip("/") if base == "/" else shown.format(tmp=tmp)
+    assert _display(str(tmp / file), folder) == expected
