@@ -985,3 +985,31 @@ def test_real_round_summary_and_validity(real_round):
     assert sum(1 for e in entries.values() if "rcp_factor" in e["provenance"]) > 100
     assert all(e["provenance"]["scaling"] == "unscaled" for e in entries.values())
     assert validate_paths([out], ROOT / "catalog").ok
+
+
+@pytest.mark.parametrize(
+    "repository, folder, url",
+    [
+        (
+            "https://github.com/mlcommons/training_results_v1.0",
+            "nettrix/results/X660 G45_SXM4-40G_pytorch/bert",
+            "https://github.com/mlcommons/training_results_v1.0/tree/main/nettrix/results/X660%20G45_SXM4-40G_pytorch/bert",
+        ),
+        (
+            "https://github.com/mlcommons/training_results_v0.7/tree/master/",
+            "NVIDIA/results/dgxa100_ngc20.06_pytorch/bert",
+            "https://github.com/mlcommons/training_results_v0.7/tree/master/NVIDIA/results/dgxa100_ngc20.06_pytorch/bert",
+        ),
+        # What a URL's path may hold stays as it is; only what it may not is escaped.
+        ("https://example.org/r/tree/v2", "a+b/c,d(1)/x~y", "https://example.org/r/tree/v2/a+b/c,d(1)/x~y"),
+        ("https://example.org/r/tree/v2", "é/100%#?", "https://example.org/r/tree/v2/%C3%A9/100%25%23%3F"),
+    ],
+)
+def test_a_result_folder_links_to_its_place_in_the_rounds_repository(repository, folder, url):
+    from leaderboard.catalog import Round
+    from leaderboard.importers.entries import source_url
+    from leaderboard.importers.layouts import ResultDir
+
+    round_ = Round("r", "R", "mlperf-training", "2021-06-30", "https://mlcommons.org", results_repository=repository)
+    result = ResultDir(folder, "", folder.split("/")[0], "s", "bert", ())
+    assert source_url(round_, result) == url

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import re
 import shutil
+from urllib.parse import unquote
 
 import pytest
 import yaml
@@ -50,8 +51,9 @@ def imported(shared_data, tmp_path_factory):
 
 
 def _key_of(data: dict) -> str:
-    """The result folder in the round's repository, from its URL (.../tree/<branch>/<folder>)."""
-    return data["source"]["url"].split("/tree/", 1)[1].split("/", 1)[1]
+    """The result folder in the round's repository, from its URL (.../tree/<branch>/<folder>,
+    a space in a folder's name written %20)."""
+    return unquote(data["source"]["url"].split("/tree/", 1)[1].split("/", 1)[1])
 
 
 @pytest.mark.parametrize("round_id", ROUNDS)

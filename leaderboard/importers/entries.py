@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from leaderboard import atomic
 from leaderboard.catalog import Round
@@ -21,6 +22,8 @@ from leaderboard.normalize import slug
 IMPORTER = "leaderboard-mlperf 1"
 MINUTES_DECIMALS = 6  # a millisecond is 1.7e-5 minutes
 FACTOR_DECIMALS = 6
+# What RFC 3986 lets a URL path hold besides letters, digits and "-._~" (which quote() keeps).
+URL_PATH_SAFE = "/!$&'()*+,;=:@"
 
 
 @dataclass
@@ -40,7 +43,9 @@ def source_url(round_: Round, result: ResultDir) -> str | None:
     base = round_.results_repository.rstrip("/")
     if "/tree/" not in base:
         base += "/tree/main"
-    return f"{base}/{result.repo_path}"
+    # A folder name may hold spaces (Nettrix's "X660 G45_…" in v1.0): written as %20, as a URL
+    # has no space; every character a URL's path allows stays as it is.
+    return f"{base}/{quote(result.repo_path, safe=URL_PATH_SAFE)}"
 
 
 def entry_data(
