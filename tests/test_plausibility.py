@@ -139,10 +139,27 @@ def test_a_dawnbench_entry_is_not_held_to_its_models_full_training():
         ("Pythia-1.2B", None),  # a dot stays: another model
         ("GPT 2", None),  # two names compare equal: neither is taken
         ("", None),
+        ("GPT-3 175B", "GPT-3 175B (davinci)"),  # what Epoch says in brackets aside
+        ("GPT3 175B davinci", "GPT-3 175B (davinci)"),  # every sign but a dot aside
+        ("gpt-3 175b [davinci]", "GPT-3 175B (davinci)"),
+        ("GPT-3 13B", "GPT-3 13B"),  # a name that matches as it is wins over one with an aside
+        ("Chinchilla", None),  # two models once their asides go: neither is taken
+        ("GPT-3", None),  # a name's start is not the name
     ],
 )
 def test_a_models_compute_is_found_by_its_name_case_and_separators_aside(name, found):
-    catalog = catalog_with(**{"Pythia-12b": 1e22, "GPT-2": 1e21, "GPT2": 2e21})
+    catalog = catalog_with(
+        **{
+            "Pythia-12b": 1e22,
+            "GPT-2": 1e21,
+            "GPT2": 2e21,
+            "GPT-3 175B (davinci)": 3.14e23,
+            "GPT-3 13B": 2.3e22,
+            "GPT-3 13B (research)": 2.3e22,
+            "Chinchilla (70B)": 5.8e23,
+            "Chinchilla (7B)": 5.8e22,
+        }
+    )
     known = plausibility.training_compute_of(name, catalog)
     assert (known.model if known else None) == found
 
@@ -160,8 +177,11 @@ def test_an_override_lets_a_finding_through_and_keeps_it():
         (row(), ()),  # a verified neighbour and a peak rate: everything compared
         (row(accelerator="mystery"), ("no verified bert result on mystery (closed) to compare with",
                                       "no peak FLOP/s for mystery in catalog/compute-epoch.yaml: no compute floor")),
+        (row(benchmark="language", model_name="Zeta"), ("no verified language result on h100 (closed) to compare with",
+                                                        "no training compute known for model 'Zeta': no compute floor")),
         (row(benchmark="language", model_name="GPT-Y"), ("no verified language result on h100 (closed) to compare with",
-                                                         "no training compute known for model 'GPT-Y': no compute floor")),
+                                                         "no training compute known for model 'GPT-Y' (closest in "
+                                                         "catalog/compute-epoch.yaml: GPT-X): no compute floor")),
         (row(benchmark="language", model_name="GPT-X"), ("no verified language result on h100 (closed) to compare with",)),
     ],
 )  # fmt: skip
@@ -394,8 +414,11 @@ def test_gpt3_on_one_chip_in_one_minute_fails_both_ways(repo):
     assert "x 1 chips x 60 s = 5.936e16 FLOP; the training needs at least" in line
 
 
-def test_a_published_run_far_below_its_epoch_compute_fails(repo):
-    submit(repo, "published/fast-labs/gpt-3.yaml", PUBLISHED.replace("MINUTES", "60"))
+@pytest.mark.parametrize("model", ["GPT-3 175B (davinci)", "GPT-3 175B", "GPT3 175B davinci"])
+def test_a_published_run_far_below_its_epoch_compute_fails(repo, model):
+    """However the model's name is written: Epoch's name, without its aside, without its signs."""
+    text = PUBLISHED.replace("MINUTES", "60").replace("name: GPT-3 175B (davinci)", f"name: {model}")
+    submit(repo, "published/fast-labs/gpt-3.yaml", text)
     result = run_cli("check-pr", "--base", "main", cwd=repo, env={"COLUMNS": "400"})
     assert result.code == 1
     assert (

@@ -4,6 +4,8 @@ benchmark and accelerator, and with the compute floor of its model (pure functio
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -198,27 +200,55 @@ def model_key(name: str) -> str:
     return "".join(c for c in name.casefold() if c not in " -_")
 
 
-def training_compute_of(name: str, catalog: Catalog, index: dict[str, list] | None = None):
+def loose_key(name: str) -> str:
+    """Every sign but a dot aside too: 'GPT3 175B davinci' is 'GPT-3 175B (davinci)'."""
+    return "".join(c for c in name.casefold() if c.isalnum() or c == ".")
+
+
+def key_without_asides(name: str) -> str:
+    """The name without what it says in brackets: 'GPT-3 175B' is Epoch's 'GPT-3 175B (davinci)'."""
+    return loose_key(re.sub(r"\([^()]*\)|\[[^\[\]]*\]", " ", name))
+
+
+# From the strictest to the loosest: a name is matched at the first that finds one model only.
+MODEL_KEYS = (model_key, loose_key, key_without_asides)
+
+
+def training_compute_of(name: str, catalog: Catalog, index: list[dict[str, list]] | None = None):
     """The catalog's training compute of the model named `name`: by its exact name, else by the
-    one name that compares equal (model_key); None when there is none, or more than one.
-    `index`: _index(catalog), when at hand."""
+    one name that compares equal, trying each of MODEL_KEYS in turn; None when there is none,
+    or when the strictest key that finds any finds more than one. `index`: _index(catalog),
+    when at hand."""
     if name in catalog.training_compute:
         return catalog.training_compute[name]
-    alike = (index if index is not None else _index(catalog)).get(model_key(name), []) if name else []
-    return alike[0] if len(alike) == 1 else None
+    if not name:
+        return None
+    for key, by_key in zip(MODEL_KEYS, index if index is not None else _index(catalog), strict=True):
+        alike = by_key.get(key(name), [])
+        if alike:
+            return alike[0] if len(alike) == 1 else None
+    return None
 
 
-_INDEXES: dict[int, tuple[dict, dict[str, list]]] = {}  # id -> (the catalog's training_compute, by model_key)
+def closest_models(name: str, catalog: Catalog, count: int = 3) -> list[str]:
+    """The catalog's model names nearest to `name` (a reviewer sees which one was meant)."""
+    names = {loose_key(known): known for known in sorted(catalog.training_compute)}
+    close = difflib.get_close_matches(loose_key(name), list(names), n=count, cutoff=0.6)
+    return [names[key] for key in close]
 
 
-def _index(catalog: Catalog) -> dict[str, list]:
+_INDEXES: dict[int, tuple[dict, list[dict[str, list]]]] = {}  # id -> (the catalog's training_compute, by each key)
+
+
+def _index(catalog: Catalog) -> list[dict[str, list]]:
     known = catalog.training_compute
     kept = _INDEXES.get(id(known))
     if kept is None or kept[0] is not known:
-        index: dict[str, list] = {}
+        indexes: list[dict[str, list]] = [{} for _ in MODEL_KEYS]
         for name, compute in known.items():
-            index.setdefault(model_key(name), []).append(compute)
-        kept = _INDEXES[id(known)] = (known, index)
+            for key, index in zip(MODEL_KEYS, indexes, strict=True):
+                index.setdefault(key(name), []).append(compute)
+        kept = _INDEXES[id(known)] = (known, indexes)
     return kept[1]
 
 
@@ -270,11 +300,12 @@ def not_compared(
         why.append(f"no peak FLOP/s for {row['accelerator']} in catalog/compute-epoch.yaml: no compute floor")
     elif needed_flop(row, verified_of_benchmark, catalog) is None:
         model = row.get("model_name")
-        why.append(
-            f"no training compute known for model {model!r}: no compute floor"
-            if model
-            else f"no verified {row['benchmark']} result and no model name: no compute floor"
-        )
+        if not model:
+            why.append(f"no verified {row['benchmark']} result and no model name: no compute floor")
+        else:
+            close = closest_models(model, catalog)
+            nearest = f" (closest in catalog/compute-epoch.yaml: {', '.join(close)})" if close else ""
+            why.append(f"no training compute known for model {model!r}{nearest}: no compute floor")
     return tuple(why)
 
 
