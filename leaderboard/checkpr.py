@@ -11,15 +11,14 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from leaderboard.catalog import Catalog
 from leaderboard.files import SUFFIXES, load
-from leaderboard.normalize import competition_ranks, cost_marks, rank_metric
+from leaderboard.normalize import cost_marks, rank_metric
 from leaderboard.problems import Problem, plural
 from leaderboard.review import catalog_effect, changes, closed, markdown, neighbours, plausibility
 from leaderboard.rows import UNRANKED_REASONS, table_rows
 from leaderboard.validate import UNCHECKED, validate_paths
 from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, entry_diffs, shown
-
-RANK_KEYS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
 
 
 class GitError(RuntimeError):
@@ -42,9 +41,10 @@ class Preview:
     minutes: float
     chip_hours: float
     cost_usd: float | None
-    ranks: dict[str, tuple[int | None, int]]  # key -> (rank, out of)
+    # its rank by the board's ranking and its place under the other sorts, the results above and below, the board
+    placement: neighbours.Placement
     cost_mark: str = ""  # " (price dated N days later)" when the on-demand price postdates the result
-    placement: neighbours.Placement | None = None  # the results above and below it on its board, and the board
+    no_cost: str | None = None  # why it has no on-demand cost, as the site says it (rows' cost_missing_reason)
     unranked: str | None = None  # why the board lists it without a rank (rows.UNRANKED_REASONS), else None
 
 
@@ -206,25 +206,12 @@ def check_pull_request(
     originals = [e for e in validation.duplicates if _relative(e.file, repo) not in touched]
     rows = table_rows(validation.entries + originals, validation.catalog, base=repo).results
     status = {c.file: c.status for c in result.changes}
-    result.previews = [_preview(row, rows, status[row["file"]]) for row in rows if row["file"] in touched]
-    for preview in result.previews:
-        preview.placement = _placement(preview, rows, validation.catalog)
+    result.previews = [
+        preview(row, rows, status[row["file"]], validation.catalog) for row in rows if row["file"] in touched
+    ]
     result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog)
     result.problems += [_implausible(repo, verdict) for verdict in result.plausibility if verdict.fails]
     return result
-
-
-def _placement(preview: Preview, rows: list[dict], catalog) -> neighbours.Placement:
-    """Where the previewed entry sits on its board's division, by the board's rank metric."""
-    row = next(r for r in rows if r["entry_id"] == preview.entry_id and r["file"] == preview.file)
-    group = [
-        r
-        for r in rows
-        if (r["round"], r["benchmark"], r["division"]) == (row["round"], row["benchmark"], row["division"])
-    ]
-    benchmark = catalog.benchmarks.get(row["benchmark"])
-    metric = rank_metric(row["round_kind"], benchmark.scaling if benchmark is not None else None)
-    return neighbours.placement(row, group, metric, catalog.base_url)
 
 
 def _implausible(repo: Path, verdict: plausibility.Verdict) -> Problem:
@@ -261,19 +248,17 @@ def _relative(file: str, repo: Path) -> str:
         return file
 
 
-def _preview(row: dict, rows: list[dict], status: str) -> Preview:
+def preview(row: dict, rows: list[dict], status: str, catalog: Catalog) -> Preview:
+    """`row` (one of `rows`, every result) as its board would show it: where it ranks in its
+    board's division by the board's rank metric (and under its other sorts), and its cost or why
+    it has none."""
     group = [
         r
         for r in rows
         if (r["round"], r["benchmark"], r["division"]) == (row["round"], row["benchmark"], row["division"])
     ]
-    ranks = {}
-    for key, label in RANK_KEYS:
-        # As on the board: a result listed without a rank (an estimate, a republished result)
-        # takes none; the entry itself is placed among the ranked ones even when it takes none.
-        values = [r[key] if r is row or r["unranked_reason"] is None else None for r in group]
-        ranked = competition_ranks(values)
-        ranks[label] = (ranked[group.index(row)], sum(v is not None for v in values))
+    benchmark = catalog.benchmarks.get(row["benchmark"])
+    metric = rank_metric(row["round_kind"], benchmark.scaling if benchmark is not None else None)
     return Preview(
         row["entry_id"],
         row["file"],
@@ -283,8 +268,9 @@ def _preview(row: dict, rows: list[dict], status: str) -> Preview:
         row["minutes"],
         row["chip_hours"],
         row["cost_usd"],
-        ranks,
+        neighbours.placement(row, group, metric, catalog.base_url),
         _cost_mark(row),
+        row["cost_missing_reason"] if row["cost_usd"] is None else None,
         unranked=UNRANKED_REASONS.get(row["unranked_reason"]),
     )
 
@@ -302,12 +288,12 @@ def _unranked_text(p: Preview) -> str:
     return f"not ranked on its board: {p.unranked} (the ranks above only place it among the others)"
 
 
-def _rank_text(rank: tuple[int | None, int]) -> str:
-    return "no cost (no price)" if rank[0] is None else f"{rank[0]} of {rank[1]}"
-
-
-def _money(value: float | None) -> str:
-    return "n/a (no price)" if value is None else f"${value:,.2f}"
+def cost_text(p: Preview) -> str:
+    """'cost $19.68 on demand', or why there is none in the site's words: the accelerator's
+    no_price_reason, else that the catalog has no on-demand price for it."""
+    if p.cost_usd is None:
+        return f"no on-demand cost: {p.no_cost}"
+    return f"cost ${p.cost_usd:,.2f} on demand{p.cost_mark}"
 
 
 MISPLACED_HINT = "move it to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked"
@@ -378,12 +364,11 @@ def as_text(check: PullRequestCheck) -> str:
     for p in check.previews:
         lines.append(f"{p.status}: {p.entry_id} ({p.file})")
         lines.append(
-            f"  {p.group}: {p.chips:g} chips, {p.minutes:g} minutes, {p.chip_hours:,.2f} chip-hours, "
-            f"cost {_money(p.cost_usd)} on demand{p.cost_mark}"
+            f"  {p.group}: {p.chips:g} chips, {p.minutes:g} minutes, {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
         )
-        lines.append("  would rank " + ", ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items()))
+        lines.append(f"  {neighbours.rank_text(p.placement)}")
         lines += [f"  {_unranked_text(p)}"] if p.unranked else []
-        lines += [f"  {line}" for line in (neighbours.text_lines(p.placement) if p.placement else [])]
+        lines += [f"  {line}" for line in neighbours.text_lines(p.placement)]
         lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
     for verdict in _overridden(check):
         lines.append(f"plausibility override: {verdict.entry_id} ({verdict.file})")
@@ -429,13 +414,12 @@ def as_github(check: PullRequestCheck) -> str:
         lines.append(f"::notice file={_escape_property(name)}::{_escape_data('entry deleted by this pull request')}")
     lines += other_paths
     for p in check.previews:
-        summary = "; ".join(f"{label} {_rank_text(rank)}" for label, rank in p.ranks.items())
         lines.append(
             f"::notice file={_escape_property(p.file)},title=Rank preview::"
             + _escape_data(
-                f"{p.group}: would rank {summary}; {p.chip_hours:,.2f} chip-hours, {_money(p.cost_usd)} on demand"
+                f"{p.group}: {neighbours.rank_text(p.placement)}; {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
                 + (f"; {_unranked_text(p)}" if p.unranked else "")
-                + "".join(f"; {line}" for line in (neighbours.text_lines(p.placement) if p.placement else []))
+                + "".join(f"; {line}" for line in neighbours.text_lines(p.placement))
             )
         )
     for verdict in _overridden(check):
@@ -515,17 +499,17 @@ def as_markdown(check: PullRequestCheck) -> str:
             "",
             "### Where the entries would rank",
             "",
-            "| entry | round / benchmark / division | chips | minutes | chip-hours | cost (on demand) | rank by minutes | by chip-hours | by cost |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| entry | round / benchmark / division | chips | minutes | chip-hours | cost (on demand) | rank (the board's ranking) | sorted instead |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for p in check.previews:
+            cost = f"${p.cost_usd:,.2f}" if p.cost_usd is not None else f"none: {p.no_cost}"
             out.append(
                 f"| {_code(p.entry_id)} ({p.status}{'; ' + _cell(_unranked_text(p)) if p.unranked else ''}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
-                f"{p.chip_hours:,.2f} | {_money(p.cost_usd)} | {_rank_text(p.ranks['minutes'])} | "
-                f"{_rank_text(p.ranks['chip-hours'])} | {_rank_text(p.ranks['cost'])} |"
+                f"{p.chip_hours:,.2f} | {_cell(cost)} | {neighbours.ranking_text(p.placement)} | "
+                f"{neighbours.sorted_text(p.placement)} |"
             )
-    placed = [p for p in check.previews if p.placement is not None]
-    if placed:
+    if check.previews:
         out += [
             "",
             "### Neighbours on the board",
@@ -533,7 +517,7 @@ def as_markdown(check: PullRequestCheck) -> str:
             "| entry | just above | just below | board |",
             "|---|---|---|---|",
         ]
-        for p in placed:
+        for p in check.previews:
             place = p.placement
             above, below = (
                 neighbours.neighbour_text(n, place.metric, where).split(": ", 1)[1]

@@ -241,8 +241,9 @@ def build(
 @click.option(
     "--runs-minutes",
     callback=lambda context, parameter, value: _runs(value),
-    help="Every run's minutes in run order, comma-separated, null for a failed run; --minutes is then "
-    "their olympic mean (the round's scoring; a plain mean for published runs).",
+    help="Every run's minutes in run order, comma-separated, null for a failed run where the round's "
+    "scoring drops one; --minutes is then their olympic mean (a published run: the plain mean of every "
+    "run, none failed).",
 )
 @click.option("--quality", type=float, help="Achieved quality (required in MLPerf rounds).")
 @click.option(

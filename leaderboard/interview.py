@@ -11,7 +11,14 @@ import click
 
 from leaderboard.catalog import Catalog
 from leaderboard.families import family
-from leaderboard.new import answer_problems, default_date, id_problem, open_target, parse_runs
+from leaderboard.new import (
+    answer_problems,
+    default_date,
+    failed_runs_allowed,
+    id_problem,
+    open_target,
+    parse_runs,
+)
 
 CHOICES = {
     "division": ("closed", "open"),
@@ -44,8 +51,11 @@ def _open_or_published(values, catalog) -> bool:
 
 
 def _runs_text(values, catalog) -> str:
+    """A failed run is offered only where the round's scoring may drop one (never for a published run)."""
     rules = catalog.benchmarks[values["benchmark"]].rounds.get(values["round"])
-    return f" ({rules.runs} runs in this round)" if rules is not None else ""
+    failed = ", null for a failed run" if failed_runs_allowed(values["round"], values["benchmark"], catalog) else ""
+    runs = f"; {rules.runs} runs in this round" if rules is not None else ""
+    return f"{failed} (blank: only the final time{runs})"
 
 
 QUESTIONS = (
@@ -71,7 +81,7 @@ QUESTIONS = (
     ),
     Question(
         "runs_minutes",
-        "Minutes of every run, comma-separated, null for a failed run (blank: only the final time)",
+        "Minutes of every run, comma-separated",
         "runs",
         optional=lambda v, c: True,
         detail=_runs_text,

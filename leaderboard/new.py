@@ -16,7 +16,7 @@ from leaderboard.families import family
 from leaderboard.files import dump_yaml, load
 from leaderboard.identity import file_slug
 from leaderboard.normalize import olympic_mean, slug
-from leaderboard.problems import Problem, suggestion
+from leaderboard.problems import Problem, plural, suggestion
 from leaderboard.review.closed import open_round
 from leaderboard.tree import Entry, duplicate_problems
 from leaderboard.validate import check_submission, entries_in
@@ -79,6 +79,39 @@ def parse_runs(text: str) -> list[float | None]:
             raise ValueError(f"{word} minutes: a run takes a positive, finite time")
         runs.append(value)
     return runs
+
+
+def failed_runs_allowed(round_id: str | None, benchmark: str | None, catalog: Catalog) -> int:
+    """How many failed runs (null) the round's scoring may list: a failed run takes the place of
+    one of the slowest it drops; a round without rules for the benchmark (published runs, a plain
+    mean of every run) drops none."""
+    rules = _rules(round_id, benchmark, catalog)
+    return rules.drop_slowest if rules is not None else 0
+
+
+def failed_runs_problem(
+    round_id: str, benchmark: str, runs: list[float | None], catalog: Catalog
+) -> tuple[str, str] | None:
+    """(message, hint) when `runs` lists more failed runs than the round's scoring may drop: the
+    minutes are then no mean of them, and the file cannot be written."""
+    failed = sum(minutes is None for minutes in runs)
+    allowed = failed_runs_allowed(round_id, benchmark, catalog)
+    if failed <= allowed:
+        return None
+    hint = "give the minutes of each run that reached the target"
+    rules = _rules(round_id, benchmark, catalog)
+    round_ = catalog.rounds.get(round_id)
+    name = round_.name if round_ is not None else round_id
+    if rules is None:
+        return (
+            f"a failed run (null) cannot be listed in {name}: the minutes are the mean of every run, none dropped",
+            hint,
+        )
+    return (
+        f"{plural(failed, 'failed run')} (null) listed; {name} {catalog.benchmarks[benchmark].name} drops at most "
+        f"{plural(allowed, 'run')} of {rules.runs}, a failed one in place of the slowest",
+        hint,
+    )
 
 
 def id_problem(kind: str, value: str, known: dict) -> str | None:
@@ -203,17 +236,35 @@ def target_path(data: dict, submissions: Path) -> Path:
 def _trial(data: dict, name: str, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
     """The validator's verdict on `data` as a file at its place, written in a scratch folder, and
     check-pr's on its round: an official round is closed to a file `new` writes."""
+    runs = data["result"].get("runs_minutes")
+    failed = failed_runs_problem(str(data["round"]), str(data["benchmark"]), runs, catalog) if runs else None
     with tempfile.TemporaryDirectory() as scratch:
         trial = Path(scratch) / str(data["round"]) / slug(str(data["submitter"])) / name
         trial.parent.mkdir(parents=True)
-        trial.write_text(dump_yaml(data), encoding="utf-8")
+        trial.write_text(dump_yaml(_checkable(data, failed is not None)), encoding="utf-8")
         entry, problems = check_submission(trial, catalog, today)
+        if failed is not None:  # said of the runs, which the trial left out
+            problems = [Problem(str(trial), None, None, "$.result.runs_minutes", *failed), *problems]
+            entry = None
         closed = closed_round_problem(str(data["round"]), catalog)
         if closed is not None:
             line, col = load(trial).where(("round",))
             problems = [Problem(str(trial), line, col, "$.round", *closed), *problems]
             entry = None
         return entry, problems
+
+
+def _checkable(data: dict, failed: bool) -> dict:
+    """`data` as the validator is to see it: runs with no mean (too many failed, or too few to
+    keep one) leave the minutes null, which would stop the validator at the schema, so a
+    placeholder stands in and every other answer is still checked. The runs' own problem is
+    said instead: failed_runs_problem's (the trial leaves them out), or the validator's count."""
+    result = dict(data["result"])
+    if result["minutes"] is None and result.get("runs_minutes"):
+        result["minutes"] = 1
+    if failed:
+        del result["runs_minutes"]
+    return {**data, "result": result}
 
 
 def closed_round_problem(round_id: str, catalog: Catalog) -> tuple[str, str] | None:

@@ -137,7 +137,7 @@ def _problems(doc: Document, error: jsonschema.ValidationError) -> list[Problem]
         return [
             doc.problem(
                 path,
-                f"must be {_article(wanted)}, not {_json_type(error.instance)} {_short(error.instance)}",
+                f"must be {_article(wanted)}, not {_json_type(error.instance)}{_shown_after_type(error.instance)}",
                 _type_hint(wanted, error.instance, yaml=not doc.file.lower().endswith(".json")),
             )
         ]
@@ -185,6 +185,14 @@ def _json_type(value: object) -> str:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _shown_after_type(value: object) -> str:
+    """The value after its type's name, as the file writes it: ' true', ' 'one'', and nothing
+    for null (the type says it all)."""
+    if value is None:
+        return ""
+    return " " + ("true" if value is True else "false" if value is False else _short(value))
 
 
 # Exponent forms PyYAML (YAML 1.1) reads as text: its floats need a dot and a signed exponent.

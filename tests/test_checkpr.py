@@ -71,7 +71,10 @@ def test_valid_new_entry_gets_a_rank_preview(repo):
         "mlperf-training-v1.1 / resnet / closed: 64 chips, 4.5 minutes, 4.80 chip-hours, cost $19.68 on demand"
         in result.out
     )
-    assert "would rank minutes 2 of 3, chip-hours 2 of 3, cost 2 of 3" in result.out
+    assert (
+        "would rank 2 of 3 by minutes, the board's ranking (sorted by chip-hours: 2 of 3; by cost: 2 of 3)"
+        in result.out
+    )
     assert "1 changed file checked against main: 1 problem" in result.out
 
 
@@ -112,7 +115,7 @@ def test_modified_entry_and_markdown_comment(repo):
         "| `mlperf-training-v1.1/acme-labs/acme-8` (modified) | mlperf-training-v1.1 / resnet / closed | 8 | 0.2 |"
         in result.out
     )
-    assert "| 1 of 2 | 1 of 2 | 1 of 2 |" in result.out
+    assert "| 1 of 2 by minutes | by chip-hours: 1 of 2; by cost: 1 of 2 |" in result.out
     assert "not official MLPerf metrics" in result.out
 
 
@@ -294,7 +297,10 @@ def test_the_original_of_a_duplicate_keeps_its_place_in_the_rank_preview(repo):
     assert result.code == 1
     # acme-8 (the original, unchanged) and acme-4320 rank with it; the copy does not
     assert "added: mlperf-training-v1.1/acme-labs/acme-64 (" in result.out
-    assert "would rank minutes 2 of 3, chip-hours 2 of 3, cost 2 of 3" in result.out
+    assert (
+        "would rank 2 of 3 by minutes, the board's ranking (sorted by chip-hours: 2 of 3; by cost: 2 of 3)"
+        in result.out
+    )
     assert "added: mlperf-training-v1.1/acme-labs/copy" not in result.out
 
 

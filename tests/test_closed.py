@@ -110,7 +110,7 @@ def test_an_honest_self_reported_result_passes(repo):
     result = check(repo)
     assert result.code == 0, result.out
     assert "1 changed file checked against main: all valid" in result.out
-    assert "would rank minutes 1 of 2, chip-hours 1 of 2" in result.out
+    assert "would rank 1 of 2 by chip-hours, the board's ranking (sorted by minutes: 1 of 2; by cost: " in result.out
 
 
 # ---- item 7: hand edits to importer-written files ----------------------------------------
@@ -416,7 +416,7 @@ def test_the_site_labels_it_self_reported_and_gives_it_no_rank_record_or_best(bu
     assert unverified_note("mlperf-training") in entry and "Rank <strong>" not in entry
     feed = (site / "feed.xml").read_text(encoding="utf-8")
     assert "New result (self-reported): Tyche Fast" in feed
-    assert "in its round: Tyche Fast" not in feed and "so far: Tyche Fast" not in feed
+    assert "ranked result in its round: Tyche Fast" not in feed and "so far: Tyche Fast" not in feed
     gb200 = (site / "accelerators" / "gb200.html").read_text(encoding="utf-8")
     assert "Tyche Fast" in gb200 and SELF_REPORTED in gb200
     # No "best": the lineage, generation and home pages (fastest per round and scale, records) never name it.

@@ -98,6 +98,46 @@ def test_an_official_round_is_refused_and_each_answer_checked(empty_project):
     assert data["result"] == {"minutes": 31, "runs_minutes": [30, 31, 32]}  # a published run's mean: none dropped
 
 
+PUBLISHED_ANSWERS = ("published", "language", "", "Acme Labs", "box3", "h100-sxm5-80gb", "", "8", "2024-06-01")
+
+
+@pytest.mark.parametrize(
+    "flags, typed, refusals",
+    [
+        ((), ("10,null,12",), 1),
+        ((), ("null",), 1),
+        ((), ("10, failed, 12", "10,12,null"), 2),  # asked again after each
+        (("--runs-minutes", "10,null,12"), (), 1),  # the flag is checked as an answer, then asked
+    ],
+)
+def test_a_failed_run_of_a_published_run_is_refused_at_once_and_asked_again(empty_project, flags, typed, refusals):
+    """A published run drops no run: a failed one is refused as it is typed, with why, and the
+    question asked again; the prompt offers no null for it."""
+    result = new(
+        empty_project,
+        *PUBLISHED_ANSWERS,
+        *typed,
+        "10, 12",
+        "QLM",
+        "",  # parameters unknown
+        "https://example.com/y",
+        "",  # no citation: the URL is the source
+        "",  # no note
+        flags=flags,
+    )
+    assert result.exit_code == 0, result.output
+    said = result.output
+    refused = (
+        "a failed run (null) cannot be listed in Published training runs: the minutes are the mean of every run, "
+        "none dropped (hint: give the minutes of each run that reached the target)"
+    )
+    assert said.count(refused) == refusals
+    assert said.count("Minutes of every run, comma-separated (blank: only the final time): ") == len(typed) + 1
+    assert "null for a failed run" not in said and "None" not in said
+    data = yaml.safe_load((empty_project / "submissions/published/acme-labs/qlm.yaml").read_text())
+    assert data["result"] == {"minutes": 11, "runs_minutes": [10, 12]}
+
+
 def test_flags_are_checked_like_answers_and_asked_again_when_refused(empty_project):
     result = new(
         empty_project,

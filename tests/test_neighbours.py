@@ -1,6 +1,7 @@
 """check-pr's rank preview: the results just above and below on the board (review/neighbours.py),
 and check-pr as a contributor meets it: run from any folder, a comment-only edit, a code-only change."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -8,10 +9,15 @@ import pytest
 import yaml
 from conftest import ROOT, run_cli
 from test_checkpr import commit, entry, git, repo  # noqa: F401  (repo is a fixture)
+from test_validate import MLPERF, PUBLISHED
 
 from leaderboard import store
-from leaderboard.checkpr import NO_SUBMISSION_CHANGES
-from leaderboard.review.neighbours import board_link, neighbour_text, placement
+from leaderboard.catalog import load_catalog
+from leaderboard.checkpr import NO_SUBMISSION_CHANGES, cost_text, preview
+from leaderboard.normalize import rank_metric
+from leaderboard.review.neighbours import board_link, neighbour_text, placement, rank_text
+from leaderboard.rows import table_rows
+from leaderboard.tree import Entry
 from leaderboard.verification import NO_FIELD_CHANGED
 
 
@@ -59,6 +65,132 @@ def test_board_link_and_text():
     place = placement(group[1], group, "chip_hours")
     assert neighbour_text(place.above, "chip_hours", "above") == "above: rank 1, a (Acme Labs), 1 chip-hours"
     assert neighbour_text(place.below, "chip_hours", "below") == "below: none (last on the board)"
+
+
+def board_row(name: str, minutes: float, chip_hours: float, cost_usd: float | None, models_per_minute: float) -> dict:
+    return dict(row(name, minutes), chip_hours=chip_hours, cost_usd=cost_usd, models_per_minute=models_per_minute)
+
+
+@pytest.mark.parametrize(
+    "kind, scaling, which, line",
+    [
+        # an MLPerf board ranks by minutes (the official score); chip-hours and cost are its other sorts
+        (
+            "mlperf-training",
+            "strong",
+            "b",
+            "would rank 2 of 3 by minutes, the board's ranking (sorted by chip-hours: 1 of 3; by cost: no cost)",
+        ),
+        (
+            "mlperf-hpc",
+            "strong",
+            "c",
+            "would rank 3 of 3 by minutes, the board's ranking (sorted by chip-hours: 2 of 3; by cost: 1 of 2)",
+        ),
+        # a weak-scaling board ranks by models per minute, the most first; minutes is then a sort too
+        (
+            "mlperf-hpc",
+            "weak",
+            "b",
+            "would rank 1 of 3 by models per minute, the board's ranking "
+            "(sorted by minutes: 2 of 3; by chip-hours: 1 of 3; by cost: no cost)",
+        ),
+        # a board of published runs ranks by chip-hours: its minutes are only a sort
+        (
+            "published",
+            None,
+            "b",
+            "would rank 1 of 3 by chip-hours, the board's ranking (sorted by minutes: 2 of 3; by cost: no cost)",
+        ),
+        (
+            "published",
+            None,
+            "c",
+            "would rank 2 of 3 by chip-hours, the board's ranking (sorted by minutes: 3 of 3; by cost: 1 of 2)",
+        ),
+    ],
+    ids=["mlperf", "hpc-strong", "hpc-weak", "published", "published-priced"],
+)
+def test_the_rank_line_leads_with_the_boards_own_ranking(kind, scaling, which, line):
+    group = [
+        board_row("a", 10.0, 100.0, 300.0, 0.5),
+        board_row("b", 20.0, 50.0, None, 2.0),  # no cost: last when sorted by cost, and no place there
+        board_row("c", 30.0, 80.0, 200.0, 1.0),
+    ]
+    place = placement(next(r for r in group if r["system"] == which), group, rank_metric(kind, scaling))
+    assert rank_text(place) == line
+    assert place.above is None or place.above.rank <= place.rank  # the neighbours go by the same ranking
+
+
+CATALOG = load_catalog(ROOT / "catalog")
+GRAPHCORE = "no on-demand cost: Graphcore IPUs have no public hourly or list price"  # its no_price_reason
+UNPRICED = "no on-demand cost: no on-demand price for Instinct MI250 in the catalog"  # none: the site's words
+
+
+@pytest.mark.parametrize(
+    "text, accelerator, line, cost",
+    [
+        (
+            MLPERF,
+            "a100-sxm4-80gb",
+            "would rank 2 of 2 by minutes, the board's ranking (sorted by chip-hours: 1 of 2; by cost: 1 of 2)",
+            "cost $19.68 on demand (price dated 135 days later)",
+        ),
+        (
+            MLPERF,
+            "ipu-gc200",
+            "would rank 2 of 2 by minutes, the board's ranking (sorted by chip-hours: 1 of 2; by cost: no cost)",
+            GRAPHCORE,
+        ),
+        (
+            MLPERF,
+            "mi250",
+            "would rank 2 of 2 by minutes, the board's ranking (sorted by chip-hours: 1 of 2; by cost: no cost)",
+            UNPRICED,
+        ),
+        (
+            PUBLISHED,
+            "tpu-v3",
+            "would rank 1 of 2 by chip-hours, the board's ranking (sorted by minutes: 2 of 2; by cost: 1 of 2)",
+            "cost $12,288.00 on demand",
+        ),
+        (
+            PUBLISHED,
+            "ipu-gc200",
+            "would rank 1 of 2 by chip-hours, the board's ranking (sorted by minutes: 2 of 2; by cost: no cost)",
+            GRAPHCORE,
+        ),
+        (
+            PUBLISHED,
+            "mi250",
+            "would rank 1 of 2 by chip-hours, the board's ranking (sorted by minutes: 2 of 2; by cost: no cost)",
+            UNPRICED,
+        ),
+    ],
+    ids=[
+        "mlperf-priced",
+        "mlperf-graphcore",
+        "mlperf-unpriced",
+        "published-priced",
+        "published-graphcore",
+        "published-unpriced",
+    ],
+)
+def test_the_preview_of_a_result_says_its_rank_and_why_it_has_no_cost(text, accelerator, line, cost):
+    """Beside another result with 8 times the chips, 4 times faster (twice the chip-hours): the
+    preview's rank line and its cost, or why it has none, once, in the site's words."""
+    ours = yaml.safe_load(text)
+    ours["system"]["accelerator"] = accelerator
+    other = yaml.safe_load(text)
+    other["system"].update(name="other", count=other["system"]["count"] * 8)
+    other["result"]["minutes"] /= 4
+    entries = [
+        Entry("r/acme-labs/ours", "ours.yaml", ours, None),
+        Entry("r/acme-labs/other", "other.yaml", other, None),
+    ]
+    rows = table_rows(entries, CATALOG).results
+    shown = preview(rows[0], rows, "added", CATALOG)
+    assert (rank_text(shown.placement), cost_text(shown)) == (line, cost)
 
 
 def published_repo(folder: Path) -> None:
@@ -150,30 +282,68 @@ def test_a_result_listed_without_a_rank_takes_none_in_the_preview(unranked, whic
         )
 
 
-def test_the_preview_ranks_as_the_built_board_does(tmp_path):
-    """The shipped vision board lists estimates without a rank (BigGAN-512, 12,288 chip-hours): a new
-    run just faster than Segment Anything ranks as the board then ranks it, not one place lower."""
-    published_repo(tmp_path)
+def sam_faster() -> dict:
+    """Segment Anything a minute faster: just faster than it, below BigGAN-512, an estimate (12,288
+    chip-hours) that the vision board lists without a rank."""
     sam = yaml.safe_load((ROOT / "submissions/published/meta-ai/segment-anything-model.yaml").read_text())
     ours = dict(sam, submitter="Acme Labs", model={"name": "Acme-SAM"}, source={"url": "https://example.org/acme"})
     ours["result"] = {"minutes": sam["result"]["minutes"] - 1}
     ours.pop("reference_cost")
     ours.pop("provenance")
+    return ours
+
+
+def graphcore_lm() -> dict:
+    """64 Graphcore GC200s for 600 minutes: far higher by minutes than by chip-hours, and no price."""
+    return {
+        "schema_version": 1,
+        "round": "published",
+        "benchmark": "language",
+        "division": "open",
+        "availability": "available",
+        "submitter": "Acme Labs",
+        "date": "2024-05-01",
+        "system": {"name": "64 x Graphcore GC200", "accelerator": "ipu-gc200", "count": 64, "unit": "chip"},
+        "model": {"name": "Acme LM"},
+        "result": {"minutes": 600},
+        "source": {"url": "https://example.com/acme-lm", "citation": "Acme Labs, Acme LM technical report"},
+    }
+
+
+@pytest.mark.parametrize(
+    "make, name, benchmark, cost, above",
+    [
+        (sam_faster, "acme-sam", "vision", r"cost \$[\d,.]+ on demand", "  above: unranked, "),  # the estimate
+        (graphcore_lm, "acme-lm", "language", re.escape(GRAPHCORE), "  above: rank "),
+    ],
+    ids=["vision-priced", "language-graphcore"],
+)
+def test_the_preview_ranks_as_the_built_board_does(tmp_path, make, name, benchmark, cost, above):
+    """The preview leads with the board's own ranking (chip-hours for published runs), and that
+    rank is the one the built board gives, among as many ranked results; an estimate the board
+    lists without a rank takes none in the preview either."""
+    published_repo(tmp_path)
     folder = tmp_path / "submissions/published/acme-labs"
     folder.mkdir()
-    (folder / "acme-sam.yaml").write_text(yaml.safe_dump(ours, sort_keys=False))
+    (folder / f"{name}.yaml").write_text(yaml.safe_dump(make(), sort_keys=False))
     result = run_cli("check-pr", "--base", "main", cwd=tmp_path)
     assert result.code == 0, result.out + result.err
     lines = result.out.splitlines()
-    start = lines.index("added: published/acme-labs/acme-sam (submissions/published/acme-labs/acme-sam.yaml)")
-    would = lines[start + 2]
-    preview = int(would.split("chip-hours ")[1].split(" of ")[0]), int(would.split(" of ")[2].split(",")[0])
-    assert lines[start + 3].startswith("  above: unranked, ")  # an estimate, listed without a rank
+    start = lines.index(f"added: published/acme-labs/{name} (submissions/published/acme-labs/{name}.yaml)")
+    assert re.fullmatch(rf"  published / {benchmark} / open: .* chip-hours, {cost}", lines[start + 1]), lines[start + 1]
+    assert len(re.findall(cost, result.out)) == 1  # the cost, or why there is none, is said once
+    would = re.fullmatch(
+        r"  would rank (\d+) of (\d+) by chip-hours, the board's ranking "
+        r"\(sorted by minutes: \d+ of \d+; by cost: (\d+ of \d+|no cost)\)",
+        lines[start + 2],
+    )
+    assert would, lines[start + 2]
+    assert lines[start + 3].startswith(above)
     built = run_cli("build", "-q", "--db-only", cwd=tmp_path)
     assert built.code == 0, built.err
     ranks = store.run_query(
         tmp_path / "leaderboard.duckdb",
-        "SELECT (SELECT rank FROM results WHERE entry_id = 'published/acme-labs/acme-sam'), count(rank) "
-        "FROM results WHERE round = 'published' AND benchmark = 'vision'",
+        f"SELECT (SELECT rank FROM results WHERE entry_id = 'published/acme-labs/{name}'), count(rank) "
+        f"FROM results WHERE round = 'published' AND benchmark = '{benchmark}'",
     )[1]
-    assert [preview] == [tuple(r) for r in ranks]
+    assert [(int(would[1]), int(would[2]))] == [tuple(r) for r in ranks]

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import pytest
 import yaml
 from conftest import run_cli
 
@@ -179,6 +180,38 @@ def test_every_missing_flag_with_no_input_is_named_at_once(empty_project):
 def test_runs_minutes_that_are_not_numbers_are_a_usage_error(empty_project):
     result = run_cli("new", *FLAGS, "--runs-minutes", "4.4,four", cwd=empty_project)
     assert result.code == 2 and "'four' is not a number of minutes (write null for a failed run)" in result.err
+
+
+NO_FAILED_RUN = (
+    "$.result.runs_minutes: a failed run (null) cannot be listed in Published training runs: the minutes are the "
+    "mean of every run, none dropped (hint: give the minutes of each run that reached the target)"
+)
+
+
+@pytest.mark.parametrize(
+    "flags, said",
+    [
+        (("--runs-minutes", "10,null,12"), ["--runs-minutes 10,null,12: " + NO_FAILED_RUN]),
+        (("--runs-minutes", "10, failed"), ["--runs-minutes 10,null: " + NO_FAILED_RUN]),
+        (("--runs-minutes", "null"), ["--runs-minutes null: " + NO_FAILED_RUN]),
+        (("--minutes", "11", "--runs-minutes", "10,null,12"), ["--runs-minutes 10,null,12: " + NO_FAILED_RUN]),
+        (  # every other problem is still named, each by its flag
+            ("--runs-minutes", "10,null,12", "--date", "2099-01-01"),
+            [
+                "--runs-minutes 10,null,12: " + NO_FAILED_RUN,
+                "--date 2099-01-01: $.date: date 2099-01-01 lies in the future (hint: give the publication date)",
+            ],
+        ),
+    ],
+)
+def test_a_failed_run_of_a_published_run_is_said_of_its_flag(empty_project, flags, said):
+    """A published run's minutes are the mean of every run, none dropped: a failed run (null) has
+    no place in it, and the problem is the flag's, not a null minutes in a file never written."""
+    result = run_cli("new", *PUBLISHED_FLAGS, "--model", "Acme-LM", *flags, cwd=empty_project)
+    assert result.code == 1 and result.err == f"error: not written: {len(said)} problem{'s' * (len(said) > 1)}\n"
+    assert sorted(result.out.splitlines()) == sorted(said)
+    assert "None" not in result.out
+    assert not list((empty_project / "submissions").rglob("*.yaml"))
 
 
 def test_prompts_ask_again_after_an_unknown_id(empty_project):

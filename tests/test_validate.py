@@ -1031,3 +1031,19 @@ def test_an_unknown_id_shows_with_the_schemas_problems_not_after_them(empty_proj
     place(empty_project, edit(MLPERF, "benchmark: resnet", "benchmark: 42"))
     again = run_cli("validate", cwd=empty_project)
     assert again.out.count("$.benchmark:") == 1, again.out
+
+
+@pytest.mark.parametrize(
+    "minutes, says",
+    [
+        ("null", "$.result.minutes: must be a number, not null"),  # no Python None after it
+        ("true", "$.result.minutes: must be a number, not boolean true"),  # as YAML writes it, not True
+        ('"90"', "$.result.minutes: must be a number, not string '90'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_shown_as_the_file_writes_it(empty_project, minutes, says):
+    place(empty_project, PUBLISHED.replace("minutes: 5760", f"minutes: {minutes}"), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    line = next(x for x in result.out.splitlines() if "$.result.minutes" in x)
+    assert says in line and "None" not in line and "True" not in line, line

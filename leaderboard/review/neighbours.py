@@ -1,5 +1,6 @@
-"""Where a pull request's entry would sit on its board: the results just above and below it by
-the board's rank metric, and the link to that board (the rank preview of check-pr)."""
+"""Where a pull request's entry would sit on its board: its rank by the board's own ranking, its
+place under the board's other sorts, the results just above and below it by the board's rank
+metric, and the link to that board (the rank preview of check-pr)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from dataclasses import dataclass
 from leaderboard.normalize import HIGHER_IS_BETTER, metric_ranks, slug
 
 METRIC_UNITS = {"minutes": "minutes", "chip_hours": "chip-hours", "models_per_minute": "models per minute"}
+# What a reader may sort a board by besides its ranking (templates/board.html "Sort by"): the
+# result's column and its name. A board's own rank metric among them is its ranking, not a sort.
+SORTS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,15 @@ class Neighbour:
 
 
 @dataclass(frozen=True)
+class SortPosition:
+    """Where the entry sits when a reader sorts its board by another column."""
+
+    label: str  # the column's name: minutes | chip-hours | cost
+    rank: int | None  # None when the entry has no value there (no cost)
+    out_of: int  # the ranked results with a value there
+
+
+@dataclass(frozen=True)
 class Placement:
     metric: str  # minutes | chip_hours | models_per_minute
     rank: int | None
@@ -27,6 +40,7 @@ class Placement:
     above: Neighbour | None  # the result ranked just before, None when the entry is first
     below: Neighbour | None  # the result ranked just after, None when it is last
     board: str  # the board page's path (or address), with the division's anchor
+    sorted_by: tuple[SortPosition, ...] = ()  # its place under each of the board's other sorts (SORTS)
 
 
 def board_link(round_id: str, benchmark: str, division: str, base_url: str | None = None) -> str:
@@ -38,9 +52,10 @@ def board_link(round_id: str, benchmark: str, division: str, base_url: str | Non
 def placement(row: dict, group: list[dict], metric: str, base_url: str | None = None) -> Placement:
     """`row` among `group` (its board's division, `row` included) ordered by `metric`: best first,
     ties in the order given, results without a value last. As on the board, a result listed
-    without a rank (its `unranked_reason`) takes none; `row` is placed among the ranked ones."""
+    without a rank (its `unranked_reason`) takes none; `row` is placed among the ranked ones.
+    The same holds for its place under each other sort of the board."""
     counted = [r is row or r.get("unranked_reason") is None for r in group]
-    ranks = metric_ranks([r.get(metric) if c else None for r, c in zip(group, counted, strict=True)], metric)
+    ranks, out_of = _ranks(group, counted, metric)
     sign = -1 if metric in HIGHER_IS_BETTER else 1
     order = sorted(
         range(len(group)),
@@ -54,14 +69,48 @@ def placement(row: dict, group: list[dict], metric: str, base_url: str | None = 
         other = group[order[k]]
         return Neighbour(other["entry_id"], other["system"], other["submitter"], other.get(metric), ranks[order[k]])
 
+    sorted_by = []
+    for column, label in SORTS:
+        if column != metric:
+            sorted_ranks, sorted_out_of = _ranks(group, counted, column)
+            sorted_by.append(SortPosition(label, sorted_ranks[group.index(row)], sorted_out_of))
     return Placement(
         metric,
         ranks[order[position]],
-        sum(r.get(metric) is not None and c for r, c in zip(group, counted, strict=True)),
+        out_of,
         neighbour(position - 1),
         neighbour(position + 1),
         board_link(row["round"], row["benchmark"], row["division"], base_url),
+        tuple(sorted_by),
     )
+
+
+def _ranks(group: list[dict], counted: list[bool], column: str) -> tuple[list[int | None], int]:
+    """Each result's rank in `group` by `column` (those not `counted` take none), and how many have one."""
+    values = [r.get(column) if c else None for r, c in zip(group, counted, strict=True)]
+    return metric_ranks(values, column), sum(v is not None for v in values)
+
+
+def ranking_text(place: Placement) -> str:
+    """The entry's rank by its board's own ranking: '34 of 134 by chip-hours'."""
+    label = METRIC_UNITS.get(place.metric, place.metric)
+    if place.rank is None:
+        return f"nowhere by {label} (it has no value)"
+    return f"{place.rank} of {place.out_of} by {label}"
+
+
+def sorted_text(place: Placement) -> str:
+    """Its place under the board's other sorts: 'by minutes: 12 of 134; by cost: no cost'."""
+    return "; ".join(
+        f"by {s.label}: " + (f"no {s.label}" if s.rank is None else f"{s.rank} of {s.out_of}") for s in place.sorted_by
+    )
+
+
+def rank_text(place: Placement) -> str:
+    """The preview's rank line, the board's own ranking first: 'would rank 34 of 134 by chip-hours,
+    the board's ranking (sorted by minutes: 12 of 134; by cost: no cost)'."""
+    others = f" (sorted {sorted_text(place)})" if place.sorted_by else ""
+    return f"would rank {ranking_text(place)}, the board's ranking{others}"
 
 
 def _value(value: float | None, metric: str) -> str:
