@@ -86,7 +86,7 @@ PUBLISHED = {
             MLPERF,
             "MLPerf Training v5.0",
             "DLRM-DCNv2",
-            "Fastest in its round: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, DLRM-DCNv2, MLPerf Training v5.0, "
+            "Fastest ranked result in its round: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, DLRM-DCNv2, MLPerf Training v5.0, "
             "closed division",
         ),
         (
@@ -119,14 +119,14 @@ PUBLISHED = {
             {**PUBLISHED, "record_metric": "chip_hours"},
             "Published training runs",
             "Language models",
-            "Fewest chip-hours so far: Yi-Lightning (01.AI), 2,000 chips, Language models, Published training runs",
+            "Ranked run with the fewest chip-hours so far: Yi-Lightning (01.AI), 2,000 chips, Language models, Published training runs",
         ),
         (
             "record",
             {**MLPERF, "record_metric": "models_per_minute", "round_kind": "mlperf-hpc"},
             "MLPerf HPC v3.0",
             "CosmoFlow (weak scaling)",
-            "Most models per minute in its round: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, "
+            "Ranked result with the most models per minute in its round: Tyche (1x NVIDIA GB200 NVL72) (NVIDIA), 64 chips, "
             "CosmoFlow (weak scaling), MLPerf HPC v3.0, closed division",
         ),
     ],
@@ -164,9 +164,25 @@ def test_published_runs_show_their_own_date_and_no_division_or_availability(out,
     dates = sorted(r["date"] for r in results if r["round"] == "published")
     assert f"Published training runs</a> ({dates[0]} to {dates[-1]})" in index
     assert "(2018-10-11)" not in index  # the family's catalog date, not a run's
+    assert "Published training runs: the ranked run with the fewest chip-hours per benchmark, with" in index
+    assert "Fewest chip-hours per benchmark: Published training runs" in index
+    # Their groups on accelerator and submitter pages: no division, no availability column, and a
+    # caption that counts the ranked results the rank is among.
+    for page in ("accelerators/h100-sxm5-80gb.html", "submitters/nvidia.html", "submitters/01-ai.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        heading = re.search(r"<h[23]><a href=\"[^\"]*boards/published/language\.html\">([^<]*)</a>", text)
+        assert heading and heading.group(1) == "Language models, Published training runs", page
+        table = text.split(heading.group(0), 1)[1].split("</table>", 1)[0]
+        assert "Availability" not in table and "<td>available</td>" not in table, page
+        caption = re.search(r"<caption>([^<]*)</caption>", table).group(1)
+        board = [r for r in results if (r["round"], r["benchmark"]) == ("published", "language")]
+        ranked = sum(1 for r in board if r["rank"] is not None)
+        assert ranked < len(board) and caption.endswith(f"rank by chip-hours among the {ranked:,} with a rank"), caption
     # MLPerf keeps both
     resnet = (out / "boards" / "mlperf-training-v1.1" / "resnet.html").read_text(encoding="utf-8")
     assert "Closed division" in resnet and ">Availability</th>" in resnet
+    a100 = (out / "accelerators" / "a100-sxm4-80gb.html").read_text(encoding="utf-8")
+    assert "ResNet-50, MLPerf Training v1.1, closed division</a>" in a100
 
 
 def test_na_costs_give_their_reason_in_a_disclosure_not_a_title(out, results):

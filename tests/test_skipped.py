@@ -7,6 +7,7 @@ import re
 import shutil
 import tarfile
 from pathlib import Path
+from urllib.parse import unquote
 
 import duckdb
 import pytest
@@ -25,7 +26,7 @@ from leaderboard.importers.left_off import (
     short_reason,
     skipped_rows,
 )
-from leaderboard.render.left_off import by_round, counts_sentence, logs_cell
+from leaderboard.render.left_off import board_sentence, by_round, counts_sentence, logs_cell
 from leaderboard.skipped import SkippedResult, from_csv, load_skipped, to_csv
 
 CATALOG = load_catalog(ROOT / "catalog")
@@ -195,6 +196,27 @@ def test_counts_sentence(kind, on_boards, left_off, sentence):
 
 
 @pytest.mark.parametrize(
+    "kind, left_off, sentence",
+    [
+        (
+            "mlperf-training",
+            4,
+            "4 result folders of this benchmark in the round's published source are left off this board",
+        ),
+        ("mlperf-hpc", 1, "1 result folder of this benchmark in the round's published source is left off this board"),
+        (
+            "dawnbench",
+            5,
+            "5 training entries of this benchmark in the round's published source are left off this board",
+        ),
+        ("dawnbench", 0, ""),
+    ],
+)
+def test_board_sentence(kind, left_off, sentence):
+    assert board_sentence(kind, left_off) == sentence
+
+
+@pytest.mark.parametrize(
     "found, needed, missing, cell",
     [
         (1, 10, 9, "1 of 10 (9 absent from the public copy)"),
@@ -271,8 +293,8 @@ def database(tmp_path_factory) -> Path:
 
 
 def _folder(url: str) -> str:
-    """The result folder of a source URL (.../tree/<branch>/<folder>)."""
-    return url.split("/tree/", 1)[1].split("/", 1)[1]
+    """The result folder of a source URL (.../tree/<branch>/<folder>, a space written %20)."""
+    return unquote(url.split("/tree/", 1)[1].split("/", 1)[1])
 
 
 @pytest.mark.parametrize("round_id", MLPERF)
@@ -339,6 +361,29 @@ def test_the_round_pages_show_the_counts_and_every_folder_left_off(database):
         text = (site / "rounds" / f"{round_id}.html").read_text(encoding="utf-8")
         row = text.split(f'<tr data-folder="{folder}">', 1)[1].split("</tr>", 1)[0]
         assert Page(f"<table><tr data-entry='x'>{row}</tr></table>").rows["x"]["cells"][4] == " ".join(reason.split())
+
+
+def test_each_board_lists_the_folders_of_its_benchmark_left_off(database):
+    """What a board leaves out, it lists with the reason: on its first page, each folder of its
+    round and benchmark in skipped_results, with that reason, and on every page a sentence saying
+    how many; a board with none says nothing of it."""
+    site = database.parent / "site"
+    with duckdb.connect(str(database), read_only=True) as con:
+        boards = con.execute("SELECT DISTINCT round, benchmark FROM results ORDER BY ALL").fetchall()
+        left = con.execute("SELECT round, benchmark, folder, reason FROM skipped_results ORDER BY ALL").fetchall()
+    listed = 0
+    for round_id, benchmark in boards:
+        text = (site / "boards" / round_id / f"{benchmark}.html").read_text(encoding="utf-8")
+        mine = [(folder, reason) for r, b, folder, reason in left if (r, b) == (round_id, benchmark)]
+        sentence = board_sentence(CATALOG.rounds[round_id].kind, len(mine)).replace("'", "&#39;")
+        assert sentence in text if mine else "left off this board" not in text, (round_id, benchmark)
+        for folder, reason in mine:
+            row = text.split(f'<tr data-folder="{folder}">', 1)[1].split("</tr>", 1)[0]
+            assert Page(f"<table><tr data-entry='x'>{row}</tr></table>").rows["x"]["cells"][3] == " ".join(
+                reason.split()
+            )
+            listed += 1
+    assert listed >= 40  # every MLPerf and DAWNBench folder left off under a benchmark with a board
 
 
 # ---- closed to hand edits ------------------------------------------------------------------------

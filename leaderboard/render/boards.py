@@ -77,6 +77,7 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
     rows = board.rows
     count = board_page_count(board, site.page_rows)
     pages = [{"number": k + 1, "path": board_page_path(board, k)} for k in range(count)]
+    left_off_rows = [s for s in site.data.skipped.get(board.round["id"], []) if s["benchmark"] == board.benchmark["id"]]
     filters = {
         "accelerators": sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
         "submitters": sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
@@ -84,6 +85,9 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         "unverified": sum(1 for r in rows if not r["verified"]),
         "later_prices": site_prices.later_price_count(rows),
         "prices_as_of": site.data.prices_as_of,
+        # What the round's importer read for this benchmark and put on no board, with why.
+        "left_off_rows": left_off_rows,
+        "left_off_sentence": left_off.board_sentence(board.round["kind"], len(left_off_rows)),
     }
     for k, page in enumerate(pages):
         first = k * site.page_rows

@@ -61,7 +61,12 @@ def system_name(system: str, entry_id: str) -> str:
     return system
 
 
-RECORD_WORDS = {"minutes": "Fastest", "chip_hours": "Fewest chip-hours", "models_per_minute": "Most models per minute"}
+# Only a ranked result holds a record: a faster republished one is no new measurement.
+RECORD_WORDS = {
+    "minutes": "Fastest ranked result",
+    "chip_hours": "Ranked run with the fewest chip-hours",
+    "models_per_minute": "Ranked result with the most models per minute",
+}
 
 
 def feed_title(kind: str, row: dict, round_name: str, benchmark_name: str | None) -> str:
@@ -70,7 +75,7 @@ def feed_title(kind: str, row: dict, round_name: str, benchmark_name: str | None
     fam = family(row["round_kind"])
     if kind == "record":
         # An MLPerf round's results share its date: its record is the round's best, not an all-time one.
-        what = RECORD_WORDS.get(row.get("record_metric", "minutes"), "Best")
+        what = RECORD_WORDS.get(row.get("record_metric", "minutes"), "Best ranked result")
         what += " in its round" if fam.round_rules else " so far"
     else:
         what = "Republished result" if row.get("republished_note") else "New result"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER
+from leaderboard.problems import plural
 from leaderboard.render import model
 from leaderboard.render import prices as site_prices
 from leaderboard.render.model import SiteData
@@ -35,7 +36,26 @@ def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
         group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
         group["count"] = len(group["rows"])
         group["rows"] = [shown_in_small_table(r) for r in group["rows"][:GROUP_ROWS]]
+        group["heading"], group["caption"] = group_words(group)
     return [groups[key] for key in sorted(groups)]
+
+
+def group_words(group: dict) -> tuple[str, str]:
+    """A group's heading ('BERT, MLPerf Training v1.0, closed division'; no division where the
+    family has none: published runs) and its table's caption: how many of the division's
+    results it holds, and how many of those the rank counts."""
+    board, division = group["board"], group["division"]
+    heading = f"{board.benchmark['name']}, {board.round['name']}"
+    if family(board.round["kind"]).divisions:
+        heading += f", {division} division"
+    results = board.divisions[division]
+    ranked = sum(1 for r in results if r["board_rank"] is not None)
+    caption = f"{heading}: {group['count']:,} of {plural(group['size'], 'result')}"
+    if group["count"] > len(group["rows"]):
+        caption += f", the best {len(group['rows']):,} shown (all on the leaderboard)"
+    label = model.RANK_METRIC_LABEL[board.rank_metric]
+    among = "all of them" if ranked == len(results) else f"the {ranked:,} with a rank"
+    return heading, f"{caption}; rank by {label} among {among}"
 
 
 # What a row of small_table (macros.html) shows of a result, the default tier's cost among them.

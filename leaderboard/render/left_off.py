@@ -23,6 +23,16 @@ def counts_sentence(kind: str, on_boards: int, left_off: int | None) -> str:
     return f"{boards}, {plural(left_off, unit, _many(unit))} left off."
 
 
+def board_sentence(kind: str, left_off: int) -> str:
+    """'4 result folders of this benchmark in the round's published source are left off this
+    board'; '' when none is."""
+    if not left_off:
+        return ""
+    unit = family(kind).source_unit
+    verb = "is" if left_off == 1 else "are"
+    return f"{plural(left_off, unit, _many(unit))} of this benchmark in the round's published source {verb} left off this board"
+
+
 def logs_cell(row: dict) -> str:
     """'1 of 10 (9 absent from the public copy)'; '' where results are not run logs."""
     found, needed, missing = row.get("logs_found"), row.get("logs_needed"), row.get("logs_missing")
