@@ -503,7 +503,7 @@ def as_markdown(check: PullRequestCheck) -> str:
             "|---|---|---|---|---|---|---|---|",
         ]
         for p in check.previews:
-            cost = f"${p.cost_usd:,.2f}" if p.cost_usd is not None else f"none: {p.no_cost}"
+            cost = f"${p.cost_usd:,.2f}{p.cost_mark}" if p.cost_usd is not None else f"none: {p.no_cost}"
             out.append(
                 f"| {_code(p.entry_id)} ({p.status}{'; ' + _cell(_unranked_text(p)) if p.unranked else ''}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
                 f"{p.chip_hours:,.2f} | {_cell(cost)} | {neighbours.ranking_text(p.placement)} | "

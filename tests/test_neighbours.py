@@ -13,7 +13,7 @@ from test_validate import MLPERF, PUBLISHED
 
 from leaderboard import store
 from leaderboard.catalog import load_catalog
-from leaderboard.checkpr import NO_SUBMISSION_CHANGES, cost_text, preview
+from leaderboard.checkpr import NO_SUBMISSION_CHANGES, PullRequestCheck, as_markdown, cost_text, preview
 from leaderboard.normalize import rank_metric
 from leaderboard.review.neighbours import board_link, neighbour_text, placement, rank_text
 from leaderboard.rows import table_rows
@@ -191,6 +191,11 @@ def test_the_preview_of_a_result_says_its_rank_and_why_it_has_no_cost(text, acce
     rows = table_rows(entries, CATALOG).results
     shown = preview(rows[0], rows, "added", CATALOG)
     assert (rank_text(shown.placement), cost_text(shown)) == (line, cost)
+    # The pull request's comment gives the same cost, with its marks, or the same reason.
+    comment = as_markdown(PullRequestCheck("main", previews=[shown]))
+    row = next(r for r in comment.splitlines() if r.startswith("| `r/acme-labs/ours`")).replace("\\", "")
+    said = cost.removeprefix("cost ").replace(" on demand", "").replace("no on-demand cost: ", "none: ")
+    assert f"| {said} |" in row, row
 
 
 def published_repo(folder: Path) -> None:
