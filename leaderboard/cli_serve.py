@@ -3,6 +3,7 @@ its size limit; cli.py registers it)."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import click
@@ -21,7 +22,12 @@ def serve(port: int, folder: Path) -> None:
 
     try:
         server = make_server(folder, port)
-    except (FileNotFoundError, OSError) as error:
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise Failure(
+                f"port {port} is in use (another server?): stop it, or pick another port with --port, "
+                "or --port 0 for any free one"
+            ) from None
         raise Failure(str(error)) from None
     host, bound = server.server_address[:2]
     click.echo(f"serving {folder.resolve()} at http://{host}:{bound}/ (Ctrl-C stops)")

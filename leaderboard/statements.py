@@ -22,10 +22,17 @@ class RefusedQuery(PermissionError):
     """The SQL holds several statements, or one that is not a read-only query."""
 
 
+class UndecodableQuery(ValueError):
+    """The SQL is not UTF-8 text: bytes of another encoding (Latin-1, say), which reach Python from
+    the command line and stdin as lone surrogates (surrogateescape) that DuckDB's parser refuses."""
+
+
 def single_statement(sql: str) -> str:
     """The one read-only statement of `sql`, as DuckDB's parser cut it out (from its first
     word; a trailing ';' and comment kept). Raises EmptyQuery, RefusedQuery, or duckdb.ParserException
-    with DuckDB's own message (the caret under the bad word included) for SQL it cannot read."""
+    with DuckDB's own message (the caret under the bad word included) for SQL it cannot read;
+    UndecodableQuery for SQL that is not UTF-8."""
+    _check_utf8(sql)
     statements = duckdb.extract_statements(sql)
     if not statements:
         raise EmptyQuery("no SQL to run: give one statement, such as SELECT * FROM results LIMIT 5")
@@ -50,6 +57,21 @@ def single_statement(sql: str) -> str:
                 "plans a change the database refuses"
             )
     return statement.query
+
+
+def _check_utf8(sql: str) -> None:
+    """Raise UndecodableQuery, naming the first byte that is not UTF-8 and its offset in the
+    bytes as given (from 0, as Python counts), when `sql` holds one."""
+    try:
+        sql.encode("utf-8", "surrogateescape").decode("utf-8")
+    except UnicodeDecodeError as error:
+        byte = error.object[error.start]
+        raise UndecodableQuery(f"the SQL is not valid UTF-8 (byte 0x{byte:02x} at position {error.start})") from None
+    except UnicodeEncodeError as error:  # a surrogate no byte stands for: only from Python
+        character = ord(error.object[error.start])
+        raise UndecodableQuery(
+            f"the SQL is not valid UTF-8 (a lone surrogate U+{character:04X} at character {error.start})"
+        ) from None
 
 
 def _written_in_with(statement) -> str | None:

@@ -1,6 +1,6 @@
 """`leaderboard query` as an analyst meets it, on the shipped data: one statement by DuckDB's own
 parser, rows streamed in batches, one way to print each value in every format, --db and
-LEADERBOARD_DB from any folder, and `build --db-only`."""
+LEADERBOARD_DB from any folder, and `build --db-only`; `leaderboard serve` on a port in use."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import json
 import math
 import os
 import shutil
+import socket
 import string
 import subprocess
 import sys
+import urllib.request
 from decimal import Decimal
 
 import duckdb
@@ -20,7 +22,7 @@ import pytest
 from conftest import ROOT, run_cli
 
 from leaderboard import tables
-from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement
+from leaderboard.statements import EmptyQuery, RefusedQuery, UndecodableQuery, single_statement
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +98,10 @@ def test_one_read_only_statement_passes(sql, kept):
         ),
         ("WITH d AS (COPY results TO 'x.csv') SELECT 1", RefusedQuery, "not COPY"),
         ("EXPLAIN WITH d AS (DELETE FROM results RETURNING *) SELECT * FROM d", RefusedQuery, "EXPLAIN of DELETE"),
+        # Bytes that are not UTF-8 reach Python as lone surrogates (surrogateescape).
+        ("SELECT '\udcff'", UndecodableQuery, r"^the SQL is not valid UTF-8 \(byte 0xff at position 8\)$"),
+        ("-- caf\udce9\nSELECT 1", UndecodableQuery, r"\(byte 0xe9 at position 6\)"),
+        ("SELECT '\ud800'", UndecodableQuery, r"\(a lone surrogate U\+D800 at character 8\)"),
     ],
 )
 def test_anything_else_is_refused_with_the_reason(sql, refusal, message):
@@ -136,6 +142,26 @@ def test_the_cli_refuses_several_statements_or_a_write_in_one_line(shipped, sql,
     assert result.err.startswith(message) and "Traceback" not in result.err
     count = query(shipped, "SELECT count(*) AS n FROM results", "--format", "csv")
     assert int(count.out.split()[1]) > 2000  # nothing was deleted
+
+
+@pytest.mark.parametrize(
+    "args, stdin, position",
+    [
+        (["SELECT '\udcff'"], b"", "byte 0xff at position 8"),  # the shell's $'SELECT \'\xff\''
+        (["-"], b"SELECT \xff", "byte 0xff at position 7"),
+        (["-"], "-- café\nSELECT 'café'".encode("latin-1"), "byte 0xe9 at position 6"),
+    ],
+)
+def test_sql_that_is_not_utf8_is_named_in_one_line(shipped, args, stdin, position):
+    done = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "query", *args],
+        cwd=shipped,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, "LEADERBOARD_DB": str(shipped / "data" / "lb.duckdb")},
+    )
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == f"error: the SQL is not valid UTF-8 ({position})\n"
 
 
 # ---- one text per value, in every format ------------------------------------------------------------
@@ -347,6 +373,51 @@ def test_a_file_that_is_no_duckdb_database_is_named_in_one_line(tmp_path, name, 
     )
 
 
+@pytest.mark.parametrize(
+    "command, db, code, message",
+    [
+        (
+            "query",
+            "data",
+            1,
+            "error: data is a folder, not a database file: give the file's path, such as data/leaderboard.duckdb",
+        ),
+        (
+            "build",
+            "data",
+            1,
+            "error: data is a folder, not a database file: give the file's path, such as data/leaderboard.duckdb",
+        ),
+        ("query", "", 2, "the path is empty: give a DuckDB file (leaderboard.duckdb) or a postgresql+psycopg:// URL"),
+        ("build", "", 2, "the path is empty: give a DuckDB file (leaderboard.duckdb) or a postgresql+psycopg:// URL"),
+        # A byte that is not UTF-8 in the name is written as Python writes it, not as \udcff.
+        ("query", "\udcff.duckdb", 1, "error: no database at \\xff.duckdb: run 'leaderboard build' first"),
+        (
+            "query",
+            "\udcff.csv",
+            1,
+            "error: \\xff.csv is not a DuckDB database file (no DuckDB header): give the "
+            "leaderboard.duckdb that 'leaderboard build' writes",
+        ),
+        (
+            "query",
+            "data/\udce9",
+            1,
+            "error: data/\\xe9 is a folder, not a database file: give the file's path, "
+            "such as data/\\xe9/leaderboard.duckdb",
+        ),
+    ],
+)
+def test_a_db_path_that_names_no_database_file_says_why(tmp_path, command, db, code, message):
+    (tmp_path / "data" / "\udce9").mkdir(parents=True)
+    (tmp_path / "\udcff.csv").write_text("entry_id,round\n")
+    args = ["SELECT 1"] if command == "query" else ["-q", "--db-only"]
+    result = run_cli(command, *args, "--db", db, cwd=tmp_path)
+    assert (result.code, result.out) == (code, "")
+    assert result.err.splitlines()[-1].endswith(message) and "\\udc" not in result.err, result.err
+    assert code == 2 or result.err == message + "\n"
+
+
 def test_a_server_url_is_not_read_as_a_file(tmp_path):
     result = run_cli("query", "SELECT 1", "--db", "postgresql+psycopg://nobody@127.0.0.1:9/none", cwd=tmp_path)
     assert result.code == 1 and result.err.startswith("error: query failed: connection failed"), result.err
@@ -378,3 +449,38 @@ def test_a_database_url_the_leaderboard_does_not_write_is_refused_before_connect
     result = run_cli("query", "--db", url, "SELECT 1", cwd=tmp_path)
     assert result.code == 2 and "is not a database the leaderboard writes" in result.err, result.err
     assert not (tmp_path / "x.sqlite").exists()  # SQLAlchemy's sqlite driver used to create it
+
+
+# ---- serve ------------------------------------------------------------------------------------------------
+
+
+def test_serve_on_a_port_in_use_says_so_and_port_0_takes_a_free_one(tmp_path):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<title>the board</title>")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run_cli("serve", "--port", port, "--dir", "site", cwd=tmp_path, timeout=60)
+    assert (busy.code, busy.out) == (1, "")
+    assert busy.err == (
+        f"error: port {port} is in use (another server?): stop it, or pick another port with --port, "
+        "or --port 0 for any free one\n"
+    )
+    # The way out the message gives works: --port 0 serves on a free port, named in the first line.
+    server = subprocess.Popen(
+        [sys.executable, "-m", "leaderboard", "serve", "--port", "0", "--dir", "site"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        url = server.stdout.readline().split(" at ", 1)[1].split()[0]
+        assert not url.endswith(":0/")
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert b"the board" in response.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        server.stdout.close()
