@@ -124,6 +124,14 @@ def disagreements(comparison: Sequence[Mapping], submitters: Mapping[str, str], 
     return "\n".join(lines) + "\n"
 
 
+def rcp_scaled(results: list[dict]) -> str:
+    """'9 results, factors 1.006 to 1.072': the results whose minutes an RCP factor scaled."""
+    factors = sorted(r["rcp_factor"] for r in results if r.get("rcp_factor") not in (None, 1))
+    if not factors:
+        return "no result"
+    return f"{count(len(factors))} results, factors {factors[0]:.3f} to {factors[-1]:.3f}"
+
+
 @cache
 def shipped(root: Path) -> dict[str, str]:
     """Every named figure of the shipped submissions and catalog under root (validated and
@@ -153,6 +161,7 @@ def shipped(root: Path) -> dict[str, str]:
         "republished-hpc": count(sum(1 for r in republished if r["round_kind"] == "mlperf-hpc")),
         "mlperf-training-results": count(kind.count("mlperf-training")),
         "mlperf-hpc-results": count(kind.count("mlperf-hpc")),
+        "hpc-rcp-scaled": rcp_scaled([r for r in results if r["round_kind"] == "mlperf-hpc"]),
         "published-runs": count(len(published)),
         "published-imported": count(sum(1 for r in published if r["method"] == "imported")),
         "published-with-cost": count(sum(1 for r in published if r["cost_usd"] is not None)),

@@ -581,6 +581,23 @@ def test_a_published_board_sorted_by_minutes_keeps_its_chip_hours_rank(visit, ou
     assert v.errors == []
 
 
+def test_a_weak_scaling_board_offers_no_sort_by_chip_hours_or_cost(visit, out):
+    """Its results trained different numbers of models: a link asking for a cost sort shows the
+    board's own ranking, by models per minute, and no header sorts by chip-hours or cost."""
+    v = visit()
+    page = v.go(url(out, "boards/mlperf-hpc-v1.0/cosmoflow-weak.html", "sort=cost"))
+    options = page.eval_on_selector_all('select[name="sort"] option', "options => options.map(o => o.value)")
+    assert options == ["models_per_minute", "minutes"]
+    assert page.input_value('select[name="sort"]') == "models_per_minute"
+    per_minute = numbers(page, "data-models_per_minute")
+    assert len(per_minute) >= 2 and per_minute == sorted(per_minute, reverse=True)
+    assert page.locator("th.rank-head").first.inner_text() == "Rank"
+    headers = page.eval_on_selector_all("table.board th button.sort", "buttons => buttons.map(b => b.textContent)")
+    assert set(headers) == {"Minutes"}  # in each division's table
+    assert page.locator("svg, img[src*='charts/']").count() == 0
+    assert v.errors == []
+
+
 def test_a_sql_syntax_error_shows_duckdbs_location_once(visit, out):
     from test_sql_page import MISSING_WASM, run_query
 

@@ -192,6 +192,11 @@ def test_weak_results_rank_by_models_per_minute_on_their_own_board(empty_project
     board = (empty_project / "site" / "boards" / "mlperf-hpc-v1.0" / "deepcam-weak.html").read_text()
     assert board.index("acme-hpc") < board.index("acme-slow")
     assert "6 models, 0.4 models/min" in board and "ranked by <strong>models per minute</strong>" in board
+    # Each result's chip-hours and cost cover its own number of models: neither sorted nor charted.
+    assert 'value="cost"' not in board and 'data-sort="chip_hours"' not in board and "charts/" not in board
+    assert '<a href="../../benchmarks/deepcam-weak.html">' in board
+    assert (empty_project / "site" / "benchmarks" / "deepcam-weak.html").is_file()
+    assert "deepcam-weak" not in (empty_project / "site" / "compare.html").read_text()  # nor compared
     assert "An MLPerf HPC round" in (empty_project / "site" / "rounds" / "mlperf-hpc-v1.0.html").read_text()
 
 

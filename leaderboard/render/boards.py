@@ -48,6 +48,11 @@ def accelerator_groups(data: model.SiteData) -> list[set[str]]:
 
 def division_charts(board: Board, division: str, styles: dict, root: str) -> list[chart_specs.Chart]:
     """A board division's charts: minutes against chips (rounds with rules), cost, chip-hours."""
+    if board.rank_metric == "models_per_minute":
+        # Weak scaling: each result trained its own number of models, so its minutes, chip-hours
+        # and cost cover all of them. Charted raw, a result that trained more models would look
+        # worse: the benchmark's page charts them per model (lineages.py).
+        return []
     rows = board.divisions[division]
     context = _division_context(board, division)
     stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"

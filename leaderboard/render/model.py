@@ -70,8 +70,10 @@ class Board:
 
     @property
     def comparable(self) -> bool:
-        """Whether compare.html offers the board: a board of one result has nothing to compare."""
-        return len(self.rows) >= 2
+        """Whether compare.html offers the board: a board of one result has nothing to compare, and
+        a weak-scaling board's results trained different numbers of models, so their minutes,
+        chip-hours and costs side by side would compare unlike things."""
+        return len(self.rows) >= 2 and self.rank_metric != "models_per_minute"
 
     @property
     def has_energy(self) -> bool:

@@ -221,7 +221,8 @@
         var input = field(name);
         if (!input) return;
         if (input.tagName === "SELECT" && !Array.prototype.some.call(input.options, function (o) { return o.value === s[name]; })) {
-          s[name] = "";
+          // A sort the board does not offer (a weak-scaling board has no cost sort) is its own ranking.
+          s[name] = name === "sort" ? defaultSort : "";
         }
         input.value = s[name];
       });
