@@ -294,7 +294,7 @@ def test_without_javascript_the_table_is_complete(visit, out):
     assert not page.locator("#controls").is_visible()
     assert page.locator(f'tr[data-entry="{HOSTILE_ID}"]').is_visible()
     assert page.locator("figure.chart img.chart-static").first.is_visible()
-    rows = page.locator("tbody tr").count()
+    rows = page.locator("table.board tbody tr").count()  # the results (the folders left off have a table of their own)
     assert rows == len(page.eval_on_selector_all("tbody tr[data-entry]", "r => r"))
 
 

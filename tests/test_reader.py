@@ -356,3 +356,74 @@ def test_an_organization_known_under_one_other_name_says_it_once(empty_project):
     assert "  and" not in text and " and Dell EMC" not in text
     moved = (empty_project / "site" / "submitters" / "dell-emc.html").read_text(encoding="utf-8")
     assert 'content="0; url=../submitters/dell.html"' in moved
+
+
+def _weak(results: list[dict]) -> list[dict]:
+    """The weak-scaling results (MLPerf HPC <benchmark>-weak): their rank is by models per minute."""
+    weak = [r for r in results if r["models"] is not None]
+    assert len(weak) >= 20 and all(r["models_per_minute"] is not None for r in weak)
+    return weak
+
+
+def _words(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", "", html).split())
+
+
+def test_a_weak_scaling_entry_states_its_models_and_models_per_minute_in_its_summary(out, results):
+    """The summary said "82,944 chips ( A64FX ), 495.661 minutes. Rank 1 of 3 ... by models per
+    minute": the figure the rank is by (637 models, 1.285 a minute) was only in "Every field"."""
+    from leaderboard.render import model
+    from leaderboard.render.writer import number
+
+    for row in _weak(results):
+        page = (out / model.entry_path(row["entry_id"])).read_text(encoding="utf-8")
+        summary = re.search(r"<p>((?:(?!</p>).)*See it on the leaderboard(?:(?!</p>).)*)</p>", page, re.S)
+        assert summary, row["entry_id"]
+        text = _words(summary.group(1))
+        said = (
+            f"chips ({row['accelerator_name']}), {row['models']:,} models in {number(row['minutes'])} minutes: "
+            f"{row['models_per_minute']:.4g} models per minute."
+        )
+        assert said in text, (row["entry_id"], text)
+        if row["rank"] is not None:
+            assert "by models per minute." in text, text
+
+
+def test_a_weak_scaling_row_on_accelerator_and_submitter_pages_gives_its_models_per_minute(out, results):
+    """Their tables say "rank by models per minute": each weak row shows its models and models
+    per minute under the system, as its board does."""
+    from urllib.parse import quote
+
+    from leaderboard.render import model
+
+    for row in _weak(results):
+        link = f'href="../{quote(model.entry_path(row["entry_id"]))}"'
+        said = f'<small class="models">{row["models"]:,} models, {row["models_per_minute"]:.4g} models/min</small>'
+        for page in (model.accelerator_path(row["accelerator"]), model.submitter_path(row["organization"])):
+            text = (out / page).read_text(encoding="utf-8")
+            rows = [tr for tr in text.split("<tr>") if link in tr.split("</tr>", 1)[0]]
+            assert rows, (page, row["entry_id"])
+            assert all(said in tr.split("</tr>", 1)[0] for tr in rows), (page, row["entry_id"])
+
+
+def test_a_weak_scaling_feed_item_gives_its_models_and_models_per_minute(out, results):
+    """A weak record was titled "most models per minute" while its summary gave only minutes."""
+    from leaderboard.render import model
+    from leaderboard.render.writer import number
+
+    weak = {model.entry_path(r["entry_id"]): r for r in _weak(results)}
+    seen = 0
+    for path in [out / "feed.xml", *sorted((out / "feeds").glob("*.xml"))]:
+        for entry in ET.parse(path).getroot().findall("a:entry", ATOM):
+            href = entry.find("a:link", ATOM).get("href")
+            row = next((r for p, r in weak.items() if href.endswith(p)), None)
+            if row is None:
+                continue
+            seen += 1
+            summary = entry.find("a:summary", ATOM).text
+            said = (
+                f"{row['accelerator_name']}, {row['models']:,} models in {number(row['minutes'])} minutes "
+                f"({row['models_per_minute']:.4g} models per minute), "
+            )
+            assert said in summary, (path.name, summary)
+    assert seen >= 20  # records and new results, in feed.xml and feeds/mlperf-hpc.xml

@@ -73,6 +73,8 @@ SMALL_TABLE_FIELDS = (
     "accelerator_path",
     "chips",
     "minutes",
+    "models",  # weak scaling (MLPerf HPC): what its rank is by
+    "models_per_minute",
     "chip_hours",
     "availability",
 )
