@@ -44,7 +44,8 @@ def query(sql: str, db: str, fmt: str, max_width: int | None) -> None:
     one that writes, are refused. Give - to read it from stdin. A bad query prints the
     database's whole message, hints included. Rows are printed as they arrive. In every format
     dates are YYYY-MM-DD, booleans true and false, floats the shortest text of their value to 15
-    significant digits; NULL is NULL in the table and Markdown, an empty CSV field and JSON null,
+    significant digits, an INTERVAL an ISO 8601 duration (P3D, PT1H30M), a BLOB as DuckDB writes
+    one (printable ASCII as it is, every other byte \\xNN); NULL is NULL in the table and Markdown, an empty CSV field and JSON null,
     the empty text '' empty, "" in CSV. JSON is strict: NaN and the infinities are the text "NaN",
     "Infinity" and "-Infinity", and a repeated column name is keyed name_1, name_2, ...
     """

@@ -53,7 +53,28 @@ def plain(value: object) -> object:
         return [plain(v) for v in value]
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return _duration(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        # As DuckDB writes a BLOB: printable ASCII as it is, every other byte as \xNN.
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}" for b in bytes(value))
     return str(value)
+
+
+def _duration(value: dt.timedelta) -> str:
+    """An INTERVAL as ISO 8601 writes a duration: 'P3D', 'PT1H30M', '-PT0.5S' ('P0D' for none)."""
+    sign = "-" if value < dt.timedelta(0) else ""
+    value = abs(value)
+    seconds = value.seconds + value.microseconds / 1_000_000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    time = "".join(
+        f"{amount:g}{unit}"
+        for amount, unit in ((int(hours), "H"), (int(minutes), "M"), (round(seconds, 6), "S"))
+        if amount
+    )
+    days = f"{value.days}D" if value.days or not time else ""
+    return f"{sign}P{days}{'T' + time if time else ''}"
 
 
 def value_text(value: object) -> str | None:

@@ -5,6 +5,7 @@ LEADERBOARD_DB from any folder, and `build --db-only`; `leaderboard serve` on a 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import math
@@ -189,6 +190,12 @@ def test_sql_that_is_not_utf8_is_named_in_one_line(shipped, args, stdin, positio
         ('say "hi"', 'say "hi"', '"say ""hi"""', 'say "hi"'),
         ([1, None], "[1, null]", '"[1, null]"', [1, None]),
         ({"a": True}, '{"a": true}', '"{""a"": true}"', {"a": True}),
+        # An INTERVAL as an ISO 8601 duration, a BLOB as DuckDB writes one: never Python's notation.
+        (dt.timedelta(days=3), "P3D", "P3D", "P3D"),
+        (dt.timedelta(hours=1, minutes=30), "PT1H30M", "PT1H30M", "PT1H30M"),
+        (dt.timedelta(seconds=-0.5), "-PT0.5S", "-PT0.5S", "-PT0.5S"),
+        (dt.timedelta(0), "P0D", "P0D", "P0D"),
+        (b"\x00ab\\", "\\x00ab\\x5C", "\\x00ab\\x5C", "\\x00ab\\x5C"),
     ],
 )
 def test_every_value_has_one_text(value, text, csv_text, json_value):
