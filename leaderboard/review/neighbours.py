@@ -10,8 +10,10 @@ from leaderboard.normalize import HIGHER_IS_BETTER, metric_ranks, slug
 
 METRIC_UNITS = {"minutes": "minutes", "chip_hours": "chip-hours", "models_per_minute": "models per minute"}
 # What a reader may sort a board by besides its ranking (templates/board.html "Sort by"): the
-# result's column and its name. A board's own rank metric among them is its ranking, not a sort.
+# result's column and its name. A board's own rank metric among them is its ranking, not a sort;
+# a weak-scaling board sorts by minutes only (its results trained different numbers of models).
 SORTS = (("minutes", "minutes"), ("chip_hours", "chip-hours"), ("cost_usd", "cost"))
+WEAK_SORTS = (("minutes", "minutes"),)
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def placement(row: dict, group: list[dict], metric: str, base_url: str | None = 
         return Neighbour(other["entry_id"], other["system"], other["submitter"], other.get(metric), ranks[order[k]])
 
     sorted_by = []
-    for column, label in SORTS:
+    for column, label in WEAK_SORTS if metric == "models_per_minute" else SORTS:
         if column != metric:
             sorted_ranks, sorted_out_of = _ranks(group, counted, column)
             sorted_by.append(SortPosition(label, sorted_ranks[group.index(row)], sorted_out_of))
