@@ -102,7 +102,7 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
                 "rows": division_rows[first : first + site.page_rows],
                 "first": first + 1,
                 "size": len(division_rows),
-                "ranked": sum(1 for r in division_rows if r["board_rank"] is not None),
+                "ranked": board.ranked[division],
                 # The charts draw every row of the division: they sit on the first page only.
                 "charts": charts_by_division[division] if k == 0 else [],
                 # Open divisions whose results train different models say so above their table

@@ -39,7 +39,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         board=board.heading,
         board_page=board_page_path(board, page),
         division_size=len(division_rows),
-        division_ranked=sum(1 for r in division_rows if r["board_rank"] is not None),
+        division_ranked=board.ranked[row["division"]],
         comparable=board.comparable,
         accelerator=accelerator,
         columns=data.columns,

@@ -49,7 +49,7 @@ def group_words(group: dict) -> tuple[str, str]:
     if family(board.round["kind"]).divisions:
         heading += f", {division} division"
     results = board.divisions[division]
-    ranked = sum(1 for r in results if r["board_rank"] is not None)
+    ranked = board.ranked[division]
     caption = f"{heading}: {group['count']:,} of {plural(group['size'], 'result')}"
     if group["count"] > len(group["rows"]):
         caption += f", the best {len(group['rows']):,} shown (all on the leaderboard)"

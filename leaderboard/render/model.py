@@ -64,6 +64,11 @@ class Board:
     def rows(self) -> list[dict]:
         return [row for rows in self.divisions.values() for row in rows]
 
+    @cached_property  # every entry page of the board shows its division's count: counted once
+    def ranked(self) -> dict[str, int]:
+        """Per division, how many of its results take a rank."""
+        return {d: sum(1 for r in rows if r["board_rank"] is not None) for d, rows in self.divisions.items()}
+
     @property
     def title(self) -> str:
         return f"{self.benchmark['name']}, {self.round['name']}"

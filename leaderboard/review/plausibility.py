@@ -232,9 +232,9 @@ def training_compute_of(name: str, catalog: Catalog, index: list[dict[str, list]
 
 def closest_models(name: str, catalog: Catalog, count: int = 3) -> list[str]:
     """The catalog's model names nearest to `name` (a reviewer sees which one was meant)."""
-    names = {loose_key(known): known for known in sorted(catalog.training_compute)}
-    close = difflib.get_close_matches(loose_key(name), list(names), n=count, cutoff=0.6)
-    return [names[key] for key in close]
+    by_loose_key = _index(catalog)[MODEL_KEYS.index(loose_key)]
+    close = difflib.get_close_matches(loose_key(name), sorted(by_loose_key), n=count, cutoff=0.6)
+    return [min(known.model for known in by_loose_key[key]) for key in close]
 
 
 _INDEXES: dict[int, tuple[dict, list[dict[str, list]]]] = {}  # id -> (the catalog's training_compute, by each key)
