@@ -50,7 +50,7 @@ def query(sql: str, db: str, fmt: str, max_width: int | None) -> None:
     "Infinity" and "-Infinity", and a repeated column name is keyed name_1, name_2, ...
     """
     from leaderboard import store
-    from leaderboard.statements import UndecodableQuery
+    from leaderboard.statements import NulInQuery, UndecodableQuery
 
     if sql == "-":
         # Bytes the locale cannot decode kept as the command line keeps them (surrogates), for
@@ -65,7 +65,7 @@ def query(sql: str, db: str, fmt: str, max_width: int | None) -> None:
                 batches = _hinting_when_squeezed(names, batches, max_width)
             count = tables.write(names, batches, fmt, sys.stdout, max_width)
             sys.stdout.flush()  # a reader gone before the last lines is a closed pipe here too
-    except (FileNotFoundError, store.RefusedQuery, store.EmptyQuery, UndecodableQuery) as error:
+    except (FileNotFoundError, store.RefusedQuery, store.EmptyQuery, UndecodableQuery, NulInQuery) as error:
         raise Failure(str(error)) from None
     except store.QueryFailed as error:
         raise Failure(f"query failed: {error}") from None

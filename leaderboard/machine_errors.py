@@ -12,6 +12,8 @@ import os
 import re
 from collections.abc import Iterator
 
+from leaderboard.cli_common import readable
+
 # The refusals a user can act on, and what to do.
 HINTS = {
     errno.ENOSPC: "free some disk space and run it again",
@@ -43,10 +45,11 @@ def describe(error: BaseException) -> str | None:
 
 
 def _said(reason: str, file: object, code: int | None) -> str:
-    """One line: the file (when known), the system's reason, and what to do (when known)."""
+    """One line: the file (when known), the system's reason, and what to do (when known); a byte
+    of the file's name that is not UTF-8 written \\xff (readable), never Python's \\udcff."""
     text = f"{os.fsdecode(file)}: {reason}" if file else reason
     hint = HINTS.get(code) if code is not None else None
-    return f"{text} ({hint})" if hint else text
+    return readable(f"{text} ({hint})" if hint else text)
 
 
 def _chain(error: BaseException) -> Iterator[BaseException]:

@@ -22,6 +22,11 @@ class RefusedQuery(PermissionError):
     """The SQL holds several statements, or one that is not a read-only query."""
 
 
+class NulInQuery(ValueError):
+    """The SQL holds a NUL character, where DuckDB's parser may stop reading it (a C string ends
+    there): the rest of the SQL would be dropped without a word, or read as something else."""
+
+
 class UndecodableQuery(ValueError):
     """The SQL is not UTF-8 text: bytes of another encoding (Latin-1, say), which reach Python from
     the command line and stdin as lone surrogates (surrogateescape) that DuckDB's parser refuses."""
@@ -31,8 +36,9 @@ def single_statement(sql: str) -> str:
     """The one read-only statement of `sql`, as DuckDB's parser cut it out (from its first
     word; a trailing ';' and comment kept). Raises EmptyQuery, RefusedQuery, or duckdb.ParserException
     with DuckDB's own message (the caret under the bad word included) for SQL it cannot read;
-    UndecodableQuery for SQL that is not UTF-8."""
+    UndecodableQuery for SQL that is not UTF-8, NulInQuery for SQL holding a NUL character."""
     _check_utf8(sql)
+    _check_no_nul(sql)
     statements = duckdb.extract_statements(sql)
     if not statements:
         raise EmptyQuery("no SQL to run: give one statement, such as SELECT * FROM results LIMIT 5")
@@ -72,6 +78,20 @@ def _check_utf8(sql: str) -> None:
         raise UndecodableQuery(
             f"the SQL is not valid UTF-8 (a lone surrogate U+{character:04X} at character {error.start})"
         ) from None
+
+
+def _check_no_nul(sql: str) -> None:
+    """Raise NulInQuery, naming the first NUL's line and column (from 1, in characters), when `sql`
+    holds one. A value that needs the character has chr(0)."""
+    at = sql.find("\0")
+    if at < 0:
+        return
+    line = sql.count("\n", 0, at) + 1
+    column = at - (sql.rfind("\n", 0, at) + 1) + 1
+    raise NulInQuery(
+        f"the SQL holds a NUL character (\\0) at line {line}, column {column}, where the database may stop "
+        "reading it: remove it (chr(0) gives the character in a value)"
+    )
 
 
 def _written_in_with(statement) -> str | None:

@@ -8,6 +8,8 @@ shortest text that reads back as its value rounded to 15 significant digits (0.1
 64 is 64.0, 1e-07 stays 1e-07), NaN and infinities are NaN, Infinity and -Infinity (in JSON,
 which has no such numbers, the text "NaN", "Infinity" and "-Infinity"); dates are YYYY-MM-DD;
 lists and structs are JSON. JSON's objects key a repeated column name as name_1, name_2, ...
+The table alone writes a control character in a value or name escaped (table_text), so that its
+columns stay aligned; the other formats keep the exact value.
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ from typing import TextIO
 FORMATS = ("table", "csv", "json", "markdown")
 NULL = "NULL"  # how the table and Markdown show a missing value (as DuckDB's CLI and the SQL page do)
 SIGNIFICANT_DIGITS = 15  # past these, a double's digits are binary noise (0.30000000000000004)
+# How the table writes the characters that would move its borders: a tab, a NUL, a line break, an
+# escape sequence's ESC (the C0 and C1 controls and DEL, Unicode's category Cc), and the Unicode line
+# and paragraph separators. As Python writes them, but NUL as \0, as C writes it.
+_NAMED = {0: "\\0", 9: "\\t", 10: "\\n", 13: "\\r"}
+_TABLE_ESCAPES = {
+    **{code: _NAMED.get(code, f"\\x{code:02x}") for code in (*range(0x20), *range(0x7F, 0xA0))},
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
 
 
 def write(names: list[str], batches: Iterable[list[tuple]], fmt: str, out: TextIO, max_width: int | None = None) -> int:
@@ -221,7 +232,7 @@ def print_table(names: list[str], batches: Iterable[list[tuple]], out: TextIO, m
     wrapper = Console(width=max(widths, default=1) + 1, file=None, color_system=None, legacy_windows=False)
 
     def lines(text: str, width: int) -> list[str]:
-        if "\n" not in text and cell_len(text) <= width:
+        if cell_len(text) <= width:
             return [text]
         from rich.text import Text
 
@@ -250,7 +261,7 @@ def print_table(names: list[str], batches: Iterable[list[tuple]], out: TextIO, m
     def rule(left: str, line: str, cross: str, right_end: str) -> str:
         return left + cross.join(line * (w + 2) for w in widths) + right_end + "\n"
 
-    out.write(rule("┏", "━", "┳", "┓") + draw(names, "┃") + rule("┡", "━", "╇", "┩"))
+    out.write(rule("┏", "━", "┳", "┓") + draw([table_text(n) for n in names], "┃") + rule("┡", "━", "╇", "┩"))
     count = 0
     for batch in chain([first], batches):
         out.write("".join(draw(_texts(row), "│") for row in batch))
@@ -266,8 +277,15 @@ def default_width() -> int:
     return max(120, Console().width)
 
 
+def table_text(text: str) -> str:
+    """`text` as the table shows it: each control character escaped (a tab \\t, a NUL \\0, a line
+    break \\n, ESC \\x1b), which would otherwise shift, end or recolour the rest of its line."""
+    return text.translate(_TABLE_ESCAPES)
+
+
 def _texts(row: Iterable[object]) -> list[str]:
-    return [NULL if (t := value_text(v)) is None else t for v in row]
+    """A row's cells in the table: value_text, NULL for NULL, control characters escaped."""
+    return [NULL if (t := value_text(v)) is None else table_text(t) for v in row]
 
 
 def column_widths(names: list[str], first: list[tuple], max_width: int) -> tuple[list[int], list[int]]:
@@ -275,10 +293,10 @@ def column_widths(names: list[str], first: list[tuple], max_width: int) -> tuple
     and its width in a table of `max_width` characters (0: the natural one)."""
     from rich.cells import cell_len
 
-    natural = [max((cell_len(line) for line in n.split("\n")), default=0) for n in names]
+    natural = [cell_len(table_text(n)) for n in names]
     for row in first:
         for i, text in enumerate(_texts(row)):
-            natural[i] = max(natural[i], *(cell_len(line) for line in text.split("\n")))
+            natural[i] = max(natural[i], cell_len(text))
     natural = [max(1, w) for w in natural]
     return natural, fitted(natural, max_width) if max_width else natural
 
