@@ -1,7 +1,8 @@
 """Bounds no real result crosses, checked on every submission: its date (an MLPerf result is
 dated by its round; none is dated before 2000, or years before its accelerator was released,
-and none that says it is available predates the release) and its machine's size (at most a
-million chips, ten times the largest machine in the shipped data).
+and none that says it is available predates the release), its machine's size (at most a
+million chips, ten times the largest machine in the shipped data) and its time (at least a
+second: the fastest shipped result trained in 7 seconds).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ EARLIEST = "2000-01-01"  # before any accelerator in the catalog, or any publish
 # MLPerf Training v0.7: 295 days before); two years before is a wrong date or a wrong part.
 BEFORE_RELEASE_DAYS = 730
 MAX_CHIPS = 1_000_000  # the largest shipped result has 100,000 chips
+# No training run reaches a quality target in under a second: the fastest shipped result takes
+# 7.2 s (NVIDIA's 3,472-GPU BERT, 0.119 minutes); a time of 1e-300 minutes would take every
+# record with no chip-hours at all.
+MIN_MINUTES = 1 / 60
 
 
 def date_problems(
@@ -71,3 +76,18 @@ def size_problems(doc: Document, accelerator: Accelerator | None) -> Iterator[Pr
             f"{count:,.0f} chips is more than {MAX_CHIPS:,}, ten times the largest machine the leaderboard holds",
             "check system.count and system.unit (chip, core or device)",
         )
+
+
+def time_problems(doc: Document) -> Iterator[Problem]:
+    """`result.minutes` and every run's minutes at least MIN_MINUTES (a second)."""
+    result = doc.data["result"]
+    values = [(("result", "minutes"), result.get("minutes"))]
+    values += [(("result", "runs_minutes", i), v) for i, v in enumerate(result.get("runs_minutes") or [])]
+    for path, value in values:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < MIN_MINUTES:
+            yield doc.problem(
+                path,
+                f"{value:g} minutes is less than a second, faster than any training run to a quality target "
+                "(the fastest the leaderboard holds took 7 seconds)",
+                "give the time in minutes (90 seconds is 1.5)",
+            )

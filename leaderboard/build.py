@@ -14,8 +14,9 @@ from pathlib import Path
 
 from leaderboard import store
 from leaderboard.cache import folder_beside
+from leaderboard.manifest import Unmatched, unmatched_cause, unmatched_text
 from leaderboard.memory import release_freed_memory
-from leaderboard.problems import Problem
+from leaderboard.problems import Problem, plural
 from leaderboard.rows import table_rows
 from leaderboard.validate import ValidationResult, validate_paths
 
@@ -30,6 +31,7 @@ class BuildResult:
     site: Path | None = None
     entries: int = 0
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said on stderr; the build goes on
 
     @property
     def ok(self) -> bool:
@@ -76,14 +78,16 @@ def check_cache_not_committed(folder: Path) -> None:
 @contextmanager
 def build_lock(folder: Path) -> Iterator[None]:
     """One build at a time per folder: a second one fails at once with a clear message
-    instead of racing the first one's renames. The lock dies with its process (flock)."""
+    instead of racing the first one's renames. The lock dies with its process: a POSIX record
+    lock (lockf), which the worker processes forked to validate files do not inherit (a flock
+    they would hold, so that a killed build's workers, still winding down, kept the next build out)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK_NAME
     handle = open(path, "a+")
     try:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except (BlockingIOError, PermissionError):  # EAGAIN or EACCES, as the system says it
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             raise BuildLocked(
@@ -111,6 +115,19 @@ def _remove_leftovers(db: str | Path, out: Path | None) -> None:
             shutil.rmtree(leftover, ignore_errors=True)
         for leftover in out.parent.glob(f".{out.name}.*.old"):
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def unmatched_warnings(unmatched: list[Unmatched]) -> list[str]:
+    """Why results an importer verified show as not verified: their files are not its bytes (a local
+    checkout with core.autocrlf still builds; check-pr refuses such a tree)."""
+    if not unmatched:
+        return []
+    return [
+        f"{plural(len(unmatched), 'result')} {'shows' if len(unmatched) == 1 else 'show'} as not verified: "
+        f"{'its file differs' if len(unmatched) == 1 else 'their files differ'} from the digests in catalog/verified/ "
+        f"{unmatched_text(unmatched)}; "
+        f"{unmatched_cause(unmatched)}. Check the files out byte for byte as committed to verify them"
+    ]
 
 
 def build(
@@ -150,6 +167,7 @@ def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path 
         return outcome
     base = submissions.resolve().parent
     rows = table_rows(validation.entries, validation.catalog, base=base)
+    outcome.warnings += unmatched_warnings(rows.unmatched)
     # The rows hold what the database needs, and the site reads the database back: neither
     # the entries nor the rows stay in memory beside what comes next (at 100,000 results,
     # each is half a gigabyte). The entries' count stays in outcome.entries.

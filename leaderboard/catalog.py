@@ -123,6 +123,7 @@ class Accelerator:
     release_date: str | None = None
     no_price_reason: str | None = None
     family: str | None = None  # the product it is a variant of (H100 for H100 PCIe); required in the file
+    processor: bool = False  # a CPU, counted in place of accelerator chips (results.cpu_only)
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import cost_marks, rank_metric
-from leaderboard.problems import Problem, plural
-from leaderboard.review import catalog_effect, changes, closed, markdown, neighbours, plausibility
+from leaderboard.problems import Problem
+from leaderboard.review import catalog_effect, changes, closed, neighbours, plausibility
 from leaderboard.rows import UNRANKED_REASONS, table_rows
-from leaderboard.validate import UNCHECKED, validate_paths
-from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, entry_diffs, shown
+from leaderboard.validate import validate_paths
+from leaderboard.verification import EntryDiff, entry_diffs
 
 
 class GitError(RuntimeError):
@@ -77,6 +77,8 @@ class PullRequestCheck:
     deleted: list[str] = field(default_factory=list)
     diffs: list[EntryDiff] = field(default_factory=list)  # each changed or deleted entry, before -> after
     plausibility: list[plausibility.Verdict] = field(default_factory=list)  # each new or changed result's comparisons
+    # (file, submitter) of each added result under a submitter folder already on the boards: flagged
+    speaks_for: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -177,15 +179,11 @@ def check_pull_request(
     )
     result.problems = validation.problems
     current = {r.id: r.kind for r in validation.catalog.rounds.values()} if validation.catalog is not None else {}
-    result.verified_changes = closed.check(
-        repo,
-        merge_base,
-        [(c.status, c.file) for c in every_change],
-        submissions,
-        catalog,
-        closed.round_kinds(repo, merge_base, catalog, current),
-        reimported,
-    )
+    kinds = closed.round_kinds(repo, merge_base, catalog, current)
+    status_and_file = [(c.status, c.file) for c in every_change]
+    result.verified_changes = closed.check(repo, merge_base, status_and_file, submissions, catalog, kinds, reimported)
+    # The importer-written files it does not change too: a checkout rule rewrites files without a diff.
+    result.verified_changes += closed.tree_problems(repo, status_and_file, submissions, catalog, kinds)
     if validation.catalog is not None:
         mine = [e for e in validation.entries if _relative(e.file, repo) in touched]
         claims = closed.claim_problems(mine, validation.catalog, closed_rounds=False)
@@ -209,9 +207,35 @@ def check_pull_request(
     result.previews = [
         preview(row, rows, status[row["file"]], validation.catalog) for row in rows if row["file"] in touched
     ]
-    result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog)
-    result.problems += [_implausible(repo, verdict) for verdict in result.plausibility if verdict.fails]
+    result.speaks_for = _under_known_submitters(repo, merge_base, submissions, rows, status)
+    # The check's own inputs (overrides, compute figures) are the merge base's: a pull request cannot vouch for itself.
+    base = catalog_effect.base_catalog_files(repo, merge_base, catalog, plausibility.TRUSTED_FILES)
+    result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog, base)
+    result.problems += [
+        _naming_not_applied(_implausible(repo, verdict), verdict) for verdict in result.plausibility if verdict.fails
+    ]
     return result
+
+
+def _under_known_submitters(
+    repo: Path, merge_base: str, submissions: str, rows: list[dict], status: dict[str, str]
+) -> list[tuple[str, str]]:
+    """(file, submitter) of each result the pull request adds in a submitter's folder that already
+    holds results at the merge base, in any round: anyone can write NVIDIA as a submitter, so a
+    maintainer confirms the author speaks for it, as for an edit of its results."""
+    listed = _git(repo, "ls-tree", "-r", "--name-only", merge_base, "--", f"{submissions}/")
+    known = {Path(name).parts[2] for name in listed.splitlines() if len(Path(name).parts) > 3}
+    return [
+        (row["file"], row["submitter"])
+        for row in rows
+        if status.get(row["file"]) == "added" and Path(row["file"]).parts[2:3] and Path(row["file"]).parts[2] in known
+    ]
+
+
+def _naming_not_applied(problem: Problem, verdict: plausibility.Verdict) -> Problem:
+    """A failing result's problem, followed by what its pull request adds or changes that would let
+    it through (an override, a compute figure): said, not applied, until a code owner merges it."""
+    return replace(problem, message="; ".join([problem.message, *verdict.not_applied]))
 
 
 def _implausible(repo: Path, verdict: plausibility.Verdict) -> Problem:
@@ -282,276 +306,3 @@ def _cost_mark(row: dict) -> str:
 
 
 # ---- output ------------------------------------------------------------------------------
-
-
-def _unranked_text(p: Preview) -> str:
-    return f"not ranked on its board: {p.unranked} (the ranks above only place it among the others)"
-
-
-def cost_text(p: Preview) -> str:
-    """'cost $19.68 on demand', or why there is none in the site's words: the accelerator's
-    no_price_reason, else that the catalog has no on-demand price for it."""
-    if p.cost_usd is None:
-        return f"no on-demand cost: {p.no_cost}"
-    return f"cost ${p.cost_usd:,.2f} on demand{p.cost_mark}"
-
-
-MISPLACED_HINT = "move it to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked"
-
-
-def _summary(check: PullRequestCheck) -> str:
-    failures = len(check.verified_changes) + len(check.problems)
-    if check.only_misplaced and not failures:
-        return (
-            f"no changed file checked against {check.base}: {plural(len(check.misplaced), 'file')} that look"
-            f"{'s' if len(check.misplaced) == 1 else ''} meant as a submission, misplaced ({MISPLACED_HINT})"
-        )
-    unchecked = (
-        f"; {UNCHECKED.format(plural(check.unchecked, 'submission file'))}, nor the catalog change's effect computed"
-        if check.unchecked
-        else ""
-    )
-    return (
-        f"{plural(check.checked, 'changed file')} checked against {check.base}: "
-        + ("all valid" if check.ok else plural(failures, "problem"))
-        + unchecked
-    )
-
-
-NO_SUBMISSION_CHANGES = "This pull request changes no submission or catalog file: nothing to validate or rank."
-
-
-def _no_submission_changes(check: PullRequestCheck) -> bool:
-    """A code-only pull request (the workflow runs on every one, so it is checked, and says so)."""
-    return not check.changes and not check.misplaced and not check.verified_changes and not check.problems
-
-
-EXISTING_HINT = (
-    "a maintainer confirms that the pull request's author speaks for its submitter before merging; "
-    "a correction of another's result cites its source"
-)
-
-
-def _existing(check: PullRequestCheck) -> list[EntryDiff]:
-    """The results already on the boards that the pull request changes or deletes, in rounds
-    open to pull requests (a closed round's are refused, under verified_changes)."""
-    refused = {p.file for p in check.verified_changes}
-    return [d for d in check.diffs if d.changes_a_result and d.file not in refused]
-
-
-def _existing_text(diff: EntryDiff) -> str:
-    what = "deleted" if diff.status == "deleted" else "changed: " + ", ".join(c.path for c in diff.fields)
-    return f"{what} (submitted by {diff.submitter or 'an unnamed submitter'})"
-
-
-def as_text(check: PullRequestCheck) -> str:
-    review_first, other_paths = changes.text_lines(check.paths)
-    lines = list(review_first)
-    lines += [f"changes a result already on the boards, {_existing_text(d)}: {d.file}" for d in _existing(check)]
-    for problem in check.verified_changes:
-        lines.append(problem.format())
-    for problem in check.problems:
-        lines.append(problem.format())
-    for m in check.misplaced:
-        lines.append(f"not checked (looks misplaced: {m.why}): {m.file} (hint: {MISPLACED_HINT})")
-    for name in check.deleted:
-        lines.append(f"deleted: {name}")
-    for diff in check.diffs:
-        lines.append(f"{diff.status}: {diff.file}")
-        lines += [f"  {c.path}: {shown(c.before)} -> {shown(c.after)}" for c in diff.fields]
-        lines += [] if diff.fields else [f"  {NO_FIELD_CHANGED}"]
-    lines += other_paths
-    for p in check.previews:
-        lines.append(f"{p.status}: {p.entry_id} ({p.file})")
-        lines.append(
-            f"  {p.group}: {p.chips:g} chips, {p.minutes:g} minutes, {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
-        )
-        lines.append(f"  {neighbours.rank_text(p.placement)}")
-        lines += [f"  {_unranked_text(p)}"] if p.unranked else []
-        lines += [f"  {line}" for line in neighbours.text_lines(p.placement)]
-        lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
-    for verdict in _overridden(check):
-        lines.append(f"plausibility override: {verdict.entry_id} ({verdict.file})")
-        lines += [f"  {finding}" for finding in verdict.findings]
-        lines.append(f"  let through: {verdict.override.reason} (approved by {verdict.override.approved_by})")
-    if check.catalog_effect is not None:
-        lines += catalog_effect.text_lines(check.catalog_effect, check.base)
-    lines += [NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
-    lines.append(_summary(check))
-    return "\n".join(lines) + "\n"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def as_github(check: PullRequestCheck) -> str:
-    """GitHub workflow commands: each problem as an error annotation on its file, line and column."""
-    review_first, other_paths = changes.github_lines(check.paths, _escape_property, _escape_data)
-    lines = list(review_first)
-    lines += [
-        f"::warning file={_escape_property(d.file)},title=Changes an existing result::"
-        + _escape_data(f"{_existing_text(d)}: {EXISTING_HINT}")
-        for d in _existing(check)
-    ]
-    for problem in check.verified_changes + check.problems:
-        props = [
-            f"file={_escape_property(problem.file)}",
-            f"line={problem.line}",
-            f"col={problem.col}",
-            f"title={_escape_property(problem.json_path)}",
-        ]
-        message = problem.message + (f" (hint: {problem.hint})" if problem.hint else "")
-        lines.append(f"::error {','.join(props)}::{_escape_data(message)}")
-    for m in check.misplaced:
-        text = f"not checked: looks misplaced ({m.why}); {MISPLACED_HINT}"
-        lines.append(f"::warning file={_escape_property(m.file)},title=Not checked::{_escape_data(text)}")
-    for name in check.deleted:
-        lines.append(f"::notice file={_escape_property(name)}::{_escape_data('entry deleted by this pull request')}")
-    lines += other_paths
-    for p in check.previews:
-        lines.append(
-            f"::notice file={_escape_property(p.file)},title=Rank preview::"
-            + _escape_data(
-                f"{p.group}: {neighbours.rank_text(p.placement)}; {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
-                + (f"; {_unranked_text(p)}" if p.unranked else "")
-                + "".join(f"; {line}" for line in neighbours.text_lines(p.placement))
-            )
-        )
-    for verdict in _overridden(check):
-        text = "; ".join(verdict.findings) + f"; let through: {verdict.override.reason}"
-        lines.append(
-            f"::warning file={_escape_property(verdict.file)},title=Plausibility override::{_escape_data(text)}"
-        )
-    if check.catalog_effect is not None:
-        files = [p.file for p in check.paths if p.kind == "catalog"]
-        lines += catalog_effect.github_lines(check.catalog_effect, check.base, files, _escape_property, _escape_data)
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _overridden(check: PullRequestCheck) -> list[plausibility.Verdict]:
-    """Implausible results that an override lets through: shown with its reason, never silently."""
-    return [v for v in check.plausibility if v.findings and v.override is not None]
-
-
-MARKER = "<!-- leaderboard-check-pr -->"
-
-
-def _cell(text: str) -> str:
-    """Any text from the pull request, safe in a table cell or list item (review/markdown.py)."""
-    return markdown.escape(text)
-
-
-def _code(text: str, table: bool = True) -> str:
-    """Text from the pull request as inline code: a backtick in it cannot close the span."""
-    return markdown.code(text, table=table)
-
-
-def as_markdown(check: PullRequestCheck) -> str:
-    """A pull-request comment body; the marker lets the workflow update its earlier comment."""
-    out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
-    out += ["", NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
-    review_first, other_paths = changes.markdown_lines(check.paths, _cell)
-    out += review_first
-    existing = _existing(check)
-    if existing:
-        out += [
-            "",
-            f"### ⚠️ Changes {plural(len(existing), 'result')} already on the boards",
-            "",
-            f"They do not fail this check: {_cell(EXISTING_HINT)}. Field by field below.",
-            "",
-            "| file | submitted by | change |",
-            "|---|---|---|",
-        ]
-        out += [
-            f"| {_code(d.file)} | {_cell(d.submitter or '(none)')} | "
-            + _cell("deleted" if d.status == "deleted" else ", ".join(c.path for c in d.fields))
-            + " |"
-            for d in existing
-        ]
-    sections = (
-        ("Closed rounds and importer-written results", check.verified_changes),
-        ("Problems to fix before merging", check.problems),
-    )
-    for title, problems in sections:
-        if not problems:
-            continue
-        out += ["", f"### {title}", "", "| file | line | field | problem |", "|---|---|---|---|"]
-        for p in problems:
-            message = p.message + (f" (hint: {p.hint})" if p.hint else "")
-            out.append(f"| {_code(p.file)} | {p.line} | {_code(p.json_path)} | {_cell(message)} |")
-    if check.misplaced:
-        out += [
-            "",
-            "### Not checked: files that look misplaced",
-            "",
-            "Move each to submissions/<round>/<submitter-slug>/ (or catalog/) to have it checked.",
-            "",
-        ]
-        out += [f"- {_code(m.file, table=False)}: {_cell(m.why)}" for m in check.misplaced]
-    if check.previews:
-        out += [
-            "",
-            "### Where the entries would rank",
-            "",
-            "| entry | round / benchmark / division | chips | minutes | chip-hours | cost (on demand) | rank (the board's ranking) | sorted instead |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for p in check.previews:
-            cost = f"${p.cost_usd:,.2f}{p.cost_mark}" if p.cost_usd is not None else f"none: {p.no_cost}"
-            out.append(
-                f"| {_code(p.entry_id)} ({p.status}{'; ' + _cell(_unranked_text(p)) if p.unranked else ''}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
-                f"{p.chip_hours:,.2f} | {_cell(cost)} | {neighbours.ranking_text(p.placement)} | "
-                f"{neighbours.sorted_text(p.placement)} |"
-            )
-    if check.previews:
-        out += [
-            "",
-            "### Neighbours on the board",
-            "",
-            "| entry | just above | just below | board |",
-            "|---|---|---|---|",
-        ]
-        for p in check.previews:
-            place = p.placement
-            above, below = (
-                neighbours.neighbour_text(n, place.metric, where).split(": ", 1)[1]
-                for n, where in ((place.above, "above"), (place.below, "below"))
-            )
-            out.append(f"| {_code(p.entry_id)} | {_cell(above)} | {_cell(below)} | {_code(place.board)} |")
-    if any(v.lines() for v in check.plausibility):
-        out += ["", "### Plausibility: what each result was compared with", ""]
-        out += [
-            f"- {_code(v.entry_id, table=False)}: {_cell('; '.join(v.lines()))}"
-            for v in check.plausibility
-            if v.lines()
-        ]
-    if _overridden(check):
-        out += ["", "### Let through by a plausibility override", "", "| entry | finding | reason | approved by |"]
-        out += ["|---|---|---|---|"]
-        for v in _overridden(check):
-            out.append(
-                f"| {_code(v.entry_id)} | {_cell('; '.join(v.findings))} | {_cell(v.override.reason)} | "
-                f"{_cell(v.override.approved_by)} |"
-            )
-    if check.deleted:
-        out += ["", "### Deleted entries", ""] + [f"- {_code(name, table=False)}" for name in check.deleted]
-    if check.diffs:
-        out += ["", "### Changed entries, before → after", "", "| file | field | before | after |", "|---|---|---|---|"]
-        for diff in check.diffs:
-            for c in diff.fields:
-                out.append(
-                    f"| {_code(diff.file)} | {_code(c.path)} | {_cell(shown(c.before))} | {_cell(shown(c.after))} |"
-                )
-            if not diff.fields:
-                out.append(f"| {_code(diff.file)} | {_cell(NO_FIELD_CHANGED)} | | |")
-    out += other_paths
-    if check.catalog_effect is not None:
-        out += catalog_effect.markdown_lines(check.catalog_effect, check.base, _cell)
-    out += ["", "Chip-hours and cost are derived numbers, not official MLPerf metrics."]
-    return "\n".join(out) + "\n"

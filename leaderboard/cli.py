@@ -217,6 +217,8 @@ def build(
         raise Failure(
             f"{plural(len(outcome.problems), 'problem')}: nothing was built (the previous database and site stay)"
         )
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(plural(outcome.entries, "result"))
     click.echo(f"database: {Path(db).resolve() if '://' not in db else db}")
     if outcome.site is not None:
@@ -361,15 +363,8 @@ def check_pr(base: str | None, fmt: str, repo: Path, reimported: Path | None) ->
     invalid, or when the only files that look meant as submissions are misplaced. Runs from any
     folder of the repository.
     """
-    from leaderboard.checkpr import (
-        GitError,
-        as_github,
-        as_markdown,
-        as_text,
-        check_pull_request,
-        default_base,
-        repository_root,
-    )
+    from leaderboard.checkpr import GitError, check_pull_request, default_base, repository_root
+    from leaderboard.checkpr_report import as_github, as_markdown, as_text
 
     repo = repository_root(repo)
     try:

@@ -8,6 +8,11 @@ import re
 from leaderboard.normalize import slug
 
 MAX_SLUG = 100
+# Query parameters that say how a page is shown or who linked it, never which paper it is
+# (?tab=readme on GitHub or Hugging Face; utm_* of any campaign); others (openreview's ?id=) stay.
+VIEW_PARAMETERS = frozenset(
+    {"tab", "ref", "ref_src", "ref_type", "source", "fbclid", "gclid", "spm", "usp", "si", "sharing"}
+)
 
 
 def name_key(name: str) -> str:
@@ -17,14 +22,22 @@ def name_key(name: str) -> str:
 
 
 def paper_key(url: str | None) -> str | None:
-    """Two links to the same paper give the same key (arXiv abs/pdf/version differences ignored)."""
+    """Two links to the same paper give the same key: arXiv abs/pdf/version differences, the
+    fragment and the query parameters that only say how the page is shown aside."""
     if not url:
         return None
     match = re.search(r"arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z-]+/[0-9]{7})", url, re.IGNORECASE)
     if match:
         return f"arxiv:{match.group(1).lower()}"
-    stripped = re.sub(r"^https?://(www\.)?", "", url.strip().lower()).rstrip("/")
-    return stripped.removesuffix(".pdf")
+    address, _, _fragment = url.strip().partition("#")  # a place in the page, not another page
+    address, _, query = address.partition("?")
+    kept = sorted(
+        part
+        for part in query.split("&")
+        if part and part.split("=", 1)[0].lower() not in VIEW_PARAMETERS and not part.lower().startswith("utm_")
+    )
+    stripped = re.sub(r"^https?://(www\.)?", "", address.lower()).rstrip("/").removesuffix(".pdf")
+    return stripped + ("?" + "&".join(kept) if kept else "")
 
 
 def file_slug(text: str, fallback: str) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard import atomic
@@ -77,3 +78,54 @@ def load(catalog_dir: Path, folder: str = FOLDER) -> dict[str, str]:
     where = Path(catalog_dir) / folder
     paths = sorted(where.glob("*.csv")) if where.is_dir() and not where.is_symlink() else []
     return {item["entry_id"]: item["sha256"] for path in paths for item in read_rows(path)}
+
+
+# ---- files whose bytes are not their digest's -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """A file a manifest lists whose bytes in the working tree are not those of its digest."""
+
+    round_id: str
+    file: str
+    crlf: bool  # its importer's bytes with CRLF line endings: git converted them on checkout
+
+
+def unmatched(round_id: str, file: str, content: bytes | None, digest: str | None) -> Unmatched | None:
+    """None when `content` (None: unreadable) has the manifest's `digest`; else why it differs."""
+    if content is not None and file_digest(content) == digest:
+        return None
+    crlf = content is not None and b"\r\n" in content and file_digest(content.replace(b"\r\n", b"\n")) == digest
+    return Unmatched(round_id, file, crlf)
+
+
+def unmatched_text(found: Sequence[Unmatched], shown_files: int = 3) -> str:
+    """'(by round, mlperf-training-v5.1: 184): a, b, c and 181 more': the files' rounds and the first few."""
+    per_round: dict[str, int] = {}
+    for item in found:
+        per_round[item.round_id] = per_round.get(item.round_id, 0) + 1
+    rounds = ", ".join(f"{round_id}: {count:,}" for round_id, count in per_round.items())
+    files = ", ".join(item.file for item in found[:shown_files])
+    more = f" and {len(found) - shown_files:,} more" if len(found) > shown_files else ""
+    return f"(by round, {rounds}): {files}{more}"
+
+
+def unmatched_cause(found: Sequence[Unmatched], attributes: Sequence[str] = ()) -> str:
+    """The likely cause, in words: CRLF line endings when undoing them gives the manifest's bytes;
+    `attributes`, the .gitattributes files a pull request changes, are named as the likely culprit."""
+    crlf = sum(item.crlf for item in found)
+    changed = f"this pull request's change to {', '.join(attributes)}" if attributes else ""
+    if crlf:
+        which = "each is" if crlf == len(found) else f"{crlf:,} of them {'is' if crlf == 1 else 'are'}"
+        by = changed or "a text or eol rule in a .gitattributes file, or core.autocrlf"
+        return f"{which} its importer's bytes with CRLF line endings: git converted them on checkout ({by})"
+    if changed:
+        return (
+            f"git rewrites them on checkout without a diff, likely by {changed} "
+            "(a filter, ident, working-tree-encoding, text or eol rule)"
+        )
+    return (
+        "they were rewritten without a change git sees: a .gitattributes filter, ident, working-tree-encoding, "
+        "text or eol rule, core.autocrlf, or an edit git is told to ignore (assume-unchanged, skip-worktree)"
+    )

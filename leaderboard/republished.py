@@ -17,6 +17,11 @@ Run times typed from a paper (a published run; any family whose results are not 
 logs) are round numbers that two unrelated runs can share: such results match only on the same
 accelerator, chip count and model too (`typed`).
 
+Run times typed from a paper that equal, to a third of a second each (TYPED_TOLERANCE), those
+some family recomputed from logs holds are those logs' runs, whatever the typed result's family,
+benchmark or hardware: a published run that copies an MLPerf result's run times is a
+republication of that result (log times to the millisecond are not round numbers two runs share).
+
 A weak-scaling result (MLPerf HPC: many models trained at once) has no run times; its minutes
 are the span from the first instance's start to the last one's stop, to a tenth of a
 millisecond. The same span on the same number of chips for the same number of models is the
@@ -29,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 MIN_RUNS = 2  # one equal run time happens by chance (9 pairs in the shipped rounds); two never did
+TYPED_TOLERANCE = 0.005  # minutes: typed run times rounded to two decimals still match their logs'
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,8 @@ def run_times(runs_minutes: Sequence[float | None]) -> tuple[float, ...] | None:
 def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
     """entry id -> entry id of its first publication, for every result whose run times equal
     those of a result of an earlier round, or of a first publication of its own round (same kind
-    and benchmark)."""
+    and benchmark), or of a logged result for typed run times (_typed_copies)."""
+    publications = list(publications)
     groups: dict[tuple, list[Publication]] = {}
     for pub in publications:
         times = run_times(pub.runs_minutes)
@@ -73,4 +80,31 @@ def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
         for pub in group:
             if pub is not first:
                 found[pub.entry_id] = first.entry_id
+    found.update(_typed_copies(publications, found))
     return found
+
+
+def _typed_copies(publications: Sequence[Publication], found: dict[str, str]) -> dict[str, str]:
+    """Typed results whose run times are (within TYPED_TOLERANCE each) a logged result's, whatever
+    their family: entry id -> the logged result's first publication."""
+    logged: dict[int, list[tuple[tuple[float, ...], Publication]]] = {}
+    typed = []
+    for pub in publications:
+        times = run_times(pub.runs_minutes)
+        if times is None:
+            continue
+        if pub.typed:
+            typed.append((times, pub))
+        else:
+            logged.setdefault(len(times), []).append((times, pub))
+    copies = {}
+    for times, pub in typed:
+        matches = [
+            other
+            for other_times, other in logged.get(len(times), [])
+            if all(abs(a - b) <= TYPED_TOLERANCE for a, b in zip(times, other_times, strict=True))
+        ]
+        if matches:
+            first = min(matches, key=lambda p: (p.round_date, p.round, not p.energy, p.entry_id))
+            copies[pub.entry_id] = found.get(first.entry_id, first.entry_id)
+    return copies

@@ -14,7 +14,7 @@ from leaderboard.failures import failure_reason
 from leaderboard.families import family
 from leaderboard.identity import name_key
 from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
-from leaderboard.manifest import file_digest
+from leaderboard.manifest import Unmatched, unmatched
 from leaderboard.normalize import (
     DEFAULT_TIER,
     PriceChoice,
@@ -43,11 +43,14 @@ class TableRows:
     costs: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
     progress: list[dict] = field(default_factory=list)
+    # Files a verified manifest lists whose bytes differ from its digest: shown not verified.
+    unmatched: list[Unmatched] = field(default_factory=list)
 
 
 def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> TableRows:
     """Normalize valid entries into `results`, `costs` and `runs` rows."""
     rows, cost_rows, runs, progress = [], [], [], []
+    unmatched_files: list[Unmatched] = []
     # Each accelerator's prices, found once rather than searched for in every entry.
     prices_of: dict[str, list] = {}
     for price in catalog.prices:
@@ -99,6 +102,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "nodes": system.get("nodes"),
                 "host_processor": system.get("host_processor"),
                 "host_processor_count": system.get("host_processor_count"),
+                "cpu_only": cpu_only(accelerator),
                 "framework": system.get("framework"),
                 "provider": system.get("provider"),
                 "instance_type": system.get("instance_type"),
@@ -130,7 +134,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "ranked": False,  # _assign_ranks decides
                 "unranked_reason": None,  # _assign_ranks decides
                 "republished_from": None,  # _mark_republished decides
-                "verified": _verified(round_, entry, catalog.verified),
+                "verified": _verified(round_, entry, catalog.verified, unmatched_files, base),
                 "method": provenance.get("method", "self-reported"),
                 "scaling": provenance.get("scaling"),
                 "rcp_factor": provenance.get("rcp_factor"),
@@ -150,7 +154,13 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
             progress += progress_rows(entry.entry_id, result, catalog.benchmarks[data["benchmark"]])
     _mark_republished(rows, entries, catalog)
     _assign_ranks(rows, catalog)
-    return TableRows(rows, cost_rows, runs, progress)
+    return TableRows(rows, cost_rows, runs, progress, unmatched_files)
+
+
+def cpu_only(accelerator) -> bool:
+    """Whether the system trains on processors alone: the part it counts is a CPU (the catalog's
+    `processor`: Fugaku's A64FX, Intel Xeon), so its chips are CPUs and its chip-hours processor-hours."""
+    return bool(accelerator is not None and accelerator.processor)
 
 
 def _reported_cost(reported: dict | None, ours: float | None) -> dict:
@@ -255,18 +265,24 @@ def importer_provenance(entry_id: str, data: dict, kind: str, catalog: Catalog) 
     return data.get("provenance") or {} if entry_id in listed else {}
 
 
-def _verified(round_, entry: Entry, manifests: dict[str, str]) -> bool:
+def _verified(
+    round_, entry: Entry, manifests: dict[str, str], unmatched_files: list[Unmatched], base: Path | None
+) -> bool:
     """Verified only when the file is exactly what the MLPerf importer computed from the round's
     published logs (its digest in catalog/verified/<round>.csv); URLs or provenance a file
-    claims prove nothing."""
+    claims prove nothing. A listed file whose bytes differ goes to `unmatched_files` (the build
+    says how many results that leaves unverified, and why)."""
     expected = manifests.get(entry.entry_id)
     if not family(round_.kind).verifiable or expected is None:
         return False
     try:
         content = Path(entry.file).read_bytes()
     except OSError:
-        return False
-    return file_digest(content) == expected
+        content = None
+    mismatch = unmatched(round_.id, _display(entry.file, base), content, expected)
+    if mismatch is not None:
+        unmatched_files.append(mismatch)
+    return mismatch is None
 
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:

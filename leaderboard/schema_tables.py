@@ -106,6 +106,12 @@ accelerators = sa.Table(
         Text,
         "Why the part has no on-demand price, where it has none (results.cost_missing_reason then gives it).",
     ),
+    _col(
+        "processor",
+        Bool,
+        "true for a CPU (Fujitsu A64FX, Intel Xeon): a result on it counts processors in place of accelerator "
+        "chips (results.cpu_only).",
+    ),
     comment="The accelerators of the catalog.",
 )
 organizations = sa.Table(
@@ -197,6 +203,13 @@ results = sa.Table(
     _col("nodes", Int, "Host machines."),
     _col("host_processor", Text, "Host CPU model."),
     _col("host_processor_count", Int, "Host CPUs in the system."),
+    _col(
+        "cpu_only",
+        Bool,
+        "true when the system trains on processors alone: the part it counts is a CPU (accelerators.processor; "
+        "MLPerf's accelerators_per_node 0: Fugaku's A64FX, Intel Xeon), so chips counts CPUs and chip_hours "
+        "is processor-hours. false for every accelerator.",
+    ),
     _col("framework", Text, "Software framework."),
     _col("provider", Text, "Cloud provider the system was rented from, where named (DAWNBench)."),
     _col("instance_type", Text, "The provider's instance type, where named (p3.16xlarge)."),
@@ -305,7 +318,8 @@ results = sa.Table(
         "The entry_id of the first publication of the same result: an earlier round's result of the same kind "
         "and benchmark with the same run times (every successful run's minutes, two or more; identical logs, or "
         "logs that differ only in their headers; a weak-scaling result, which has no run times: the same chips, "
-        "number of models and minutes). The earliest round wins, so a chain points to its first. Of twins in "
+        "number of models and minutes); or, for run times typed from a paper (a published run), a logged result "
+        "of any kind and benchmark whose run times they equal to a third of a second each. The earliest round wins, so a chain points to its first. Of twins in "
         "one round (the same runs filed twice), the one that measured its energy, else the smaller entry_id, is "
         "the first publication and the other points to it. Listed on its own round's board, never ranked there, never a record or 'best' (it ranks where first "
         "published). NULL for a first publication.",

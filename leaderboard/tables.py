@@ -303,7 +303,7 @@ def column_widths(names: list[str], first: list[tuple], max_width: int) -> tuple
 
 def squeezed(names: list[str], first: list[tuple], max_width: int) -> bool:
     """Whether a table of `max_width` characters narrows a column below three characters and its
-    natural width (68 columns in 120 characters print each name letter by letter)."""
+    natural width (69 columns in 120 characters print each name letter by letter)."""
     natural, widths = column_widths(names, first, max_width)
     return any(w < min(n, 3) for w, n in zip(widths, natural, strict=True))
 

@@ -120,9 +120,16 @@ def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:
 
 def notes_tell_apart(first: dict, second: dict) -> bool:
     """Two runs of one paper and model are two entries when each says in source.note how it
-    differs, and the notes differ."""
+    differs, and the notes differ, and so does what they measured: the same part, chip count and
+    minutes are one run, whatever the notes say (a copy under another system name and note)."""
     notes = [" ".join(str(d["source"].get("note") or "").casefold().split()) for d in (first, second)]
-    return all(notes) and notes[0] != notes[1]
+    return all(notes) and notes[0] != notes[1] and measured(first) != measured(second)
+
+
+def measured(data: dict) -> tuple:
+    """What a published run measured: its part, how many of them, and its minutes."""
+    system = data["system"]
+    return (system["accelerator"], system["count"], system.get("unit", "chip"), data["result"]["minutes"])
 
 
 def set_aside_duplicates(
@@ -153,6 +160,9 @@ def set_aside_duplicates(
             if not notes_tell_apart(other.data, entry.data):
                 what = "a published run from the same paper (source.url) with the same model"
                 hint = "if it is another run, say in the source.note of each how it differs; else keep one file"
+                if measured(other.data) == measured(entry.data):
+                    what += ", on the same part, chip count and minutes"
+                    hint = "the two measured the same, so they are one run whatever their notes say: keep one file"
                 pairs.append((other, entry, what, hint))
         papers.setdefault(key, []).append(entry)
     problems: list[Problem] = []

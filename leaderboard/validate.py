@@ -435,6 +435,7 @@ def _domain_problems(doc: Document, path: Path, catalog: Catalog, today: dt.date
     if unit == "chip" and isinstance(system["count"], float) and not system["count"].is_integer():
         yield doc.problem(("system", "count"), f"a chip count must be a whole number, not {system['count']}")
     yield from bounds.size_problems(doc, accelerator)
+    yield from bounds.time_problems(doc)
 
     try:
         date = dt.date.fromisoformat(data["date"])

@@ -29,6 +29,10 @@ PATH_KINDS = [
     ("schemas/submission.schema.json", "schema"),
     ("catalog/site.yaml", "site config"),
     ("catalog/prices.yaml", "catalog"),
+    ("catalog/prices-pnpm-lock.yaml", "catalog"),  # a price file the catalog loader reads
+    ("catalog/prices-package-lock.json", "catalog"),
+    ("catalog/compute-epoch.yaml", "catalog"),
+    ("catalog/notes.lock", "lockfile"),  # not read by the loader
     ("catalog/verified/mlperf-training-v5.0.csv", "catalog"),
     ("catalog/mlperf-logging/README.md", "catalog"),
     ("tests/test_checkpr.py", "tests"),

@@ -9,7 +9,8 @@ import yaml
 from conftest import ROOT, run_cli
 from test_validate import MLPERF
 
-from leaderboard.checkpr import MARKER, PullRequestCheck, as_github, as_markdown, as_text
+from leaderboard.checkpr import PullRequestCheck
+from leaderboard.checkpr_report import MARKER, as_github, as_markdown, as_text
 from leaderboard.problems import Problem
 
 

@@ -387,6 +387,35 @@ def test_a_second_concurrent_build_is_refused_clearly(project):
     assert run_cli("build", "-q", cwd=project).code == 0
 
 
+def test_a_killed_builds_forked_workers_do_not_keep_the_lock(tmp_path):
+    """A build forks worker processes to validate files; killed, its workers wind down on their
+    own time, and must not keep the next build out meanwhile."""
+    script = (
+        "import os, sys, time\n"
+        "from pathlib import Path\n"
+        "from leaderboard.build import build_lock\n"
+        "with build_lock(Path(sys.argv[1])):\n"
+        "    child = os.fork()\n"
+        "    if child == 0:  # off the pipes the test reads, which would wait for it\n"
+        "        null = os.open(os.devnull, os.O_RDWR)\n"
+        "        os.dup2(null, 1)\n"
+        "        os.dup2(null, 2)\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    print(child, flush=True)\n"
+        "    os.kill(os.getpid(), 9)\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=False)
+    worker = int(killed.stdout)
+    try:
+        assert killed.returncode == -signal.SIGKILL
+        os.kill(worker, 0)  # the forked worker lives on
+        with build_lock(tmp_path):
+            pass
+    finally:
+        os.kill(worker, signal.SIGKILL)
+
+
 def test_two_builds_started_at_once_do_not_corrupt_each_other(project):
     runs = [
         subprocess.Popen(

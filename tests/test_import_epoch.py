@@ -136,6 +136,12 @@ def test_submitter_name(cell, submitter, full_list):
         ("https://arxiv.org/abs/1810.04805", "arxiv:1810.04805"),
         ("https://arxiv.org/pdf/1810.04805v2.pdf", "arxiv:1810.04805"),
         ("http://www.example.com/paper/", "example.com/paper"),
+        ("https://huggingface.co/01-ai/Yi-VL-34B?tab=readme", "huggingface.co/01-ai/yi-vl-34b"),
+        ("https://example.com/paper.pdf#page=3", "example.com/paper"),
+        ("https://example.com/paper?utm_source=x&utm_medium=y", "example.com/paper"),
+        ("https://openreview.net/forum?id=H1gX8C4YPr", "openreview.net/forum?id=H1gX8C4YPr"),
+        ("https://openreview.net/forum?id=H1gX8C4YPr&ref=feed", "openreview.net/forum?id=H1gX8C4YPr"),
+        ("https://example.com/p?b=2&a=1", "example.com/p?a=1&b=2"),
         (None, None),
     ],
 )

@@ -12,7 +12,8 @@ from conftest import run_cli
 from markdown_it import MarkdownIt
 from test_checkpr import commit, entry, repo  # noqa: F401 - the fixture
 
-from leaderboard.checkpr import Misplaced, PullRequestCheck, as_markdown
+from leaderboard.checkpr import Misplaced, PullRequestCheck
+from leaderboard.checkpr_report import as_markdown
 from leaderboard.problems import Problem
 from leaderboard.review.markdown import ZERO_WIDTH_SPACE, code, escape
 from leaderboard.verification import EntryDiff, FieldChange

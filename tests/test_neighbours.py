@@ -13,7 +13,8 @@ from test_validate import MLPERF, PUBLISHED
 
 from leaderboard import store
 from leaderboard.catalog import load_catalog
-from leaderboard.checkpr import NO_SUBMISSION_CHANGES, PullRequestCheck, as_markdown, cost_text, preview
+from leaderboard.checkpr import PullRequestCheck, preview
+from leaderboard.checkpr_report import NO_SUBMISSION_CHANGES, as_markdown, cost_text
 from leaderboard.normalize import rank_metric
 from leaderboard.review.neighbours import board_link, neighbour_text, placement, rank_text
 from leaderboard.rows import table_rows

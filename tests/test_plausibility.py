@@ -467,6 +467,9 @@ def test_a_result_with_nothing_to_compare_with_passes_and_says_so(repo):
 
 
 def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(repo):
+    # The override is merged first, on its own (one in the same pull request does not apply:
+    # test_checkpr_trusted_inputs.py).
+    git(repo, "checkout", "-q", "main")
     overrides = repo / "catalog" / "plausibility-overrides.yaml"
     overrides.write_text(
         overrides.read_text()
@@ -474,6 +477,8 @@ def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(r
         + "    reason: a new algorithm, reproduced by the maintainers on our hardware\n"
         + "    approved_by: some-maintainer\n"
     )
+    git(repo, "commit", "-qam", "override, merged by a maintainer")
+    git(repo, "checkout", "-q", "-b", "pr-after-the-override")
     submit(repo, "mlperf-training-v4.0/fast-labs/bert-8.yaml", BERT)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert "implausibly fast per chip" not in "".join(x for x in result.out.splitlines() if x.startswith("submissions"))

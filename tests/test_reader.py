@@ -381,7 +381,8 @@ def test_a_weak_scaling_entry_states_its_models_and_models_per_minute_in_its_sum
         assert summary, row["entry_id"]
         text = _words(summary.group(1))
         said = (
-            f"chips ({row['accelerator_name']}), {row['models']:,} models in {number(row['minutes'])} minutes: "
+            f"{'CPUs' if row['cpu_only'] else 'chips'} ({row['accelerator_name']}), {row['models']:,} models in "
+            f"{number(row['minutes'])} minutes: "
             f"{row['models_per_minute']:.4g} models per minute."
         )
         assert said in text, (row["entry_id"], text)

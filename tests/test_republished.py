@@ -45,6 +45,7 @@ def weak(entry_id, round_, chips=82944, models=81, minutes=137.4663, runs=()):
 
 
 RUNS = (10.5, 10.25, 11.0)
+LOGGED = (10.6738, 9.99455, 9.971033)  # NVIDIA's v5.1 Llama 3.1 405B on 5,120 GB200, from its logs
 OTHER = (10.5, 10.25, 11.5)
 
 
@@ -88,6 +89,16 @@ OTHER = (10.5, 10.25, 11.5)
         ([typed("a", (60.0, 60.0)), typed("b", (60.0, 60.0), ("tpu-v3", 64.0, "bigmodel"))], {}),
         ([typed("a", (60.0, 60.0)), typed("b", (60.0, 60.0), ("a100-sxm4-40gb", 128.0, "sam"))], {}),
         ([typed("b", (60.0, 60.0)), typed("a", (60.0, 60.0))], {"b": "a"}),
+        # Typed run times that copy a logged result's, as written or rounded to two decimals: a
+        # republication of it, whatever the family, benchmark or hardware (its first publication).
+        ([pub("a", "v2.0", LOGGED), typed("p", LOGGED)], {"p": "a"}),
+        ([pub("a", "v2.0", LOGGED), typed("p", (10.67, 9.99, 9.97))], {"p": "a"}),
+        ([pub("a", "v2.0", LOGGED), pub("b", "v2.1", LOGGED), typed("p", LOGGED)], {"b": "a", "p": "a"}),
+        # Off by more than a third of a second in one run, or a run fewer: another result.
+        ([pub("a", "v2.0", LOGGED), typed("p", (10.6738, 9.99455, 9.98))], {}),
+        ([pub("a", "v2.0", LOGGED), typed("p", LOGGED[:2])], {}),
+        # Logged results of two families never match each other on this looser rule.
+        ([pub("a", "v2.0", LOGGED), pub("b", "v2.1", (10.67, 9.99, 9.97), kind="mlperf-hpc")], {}),
         ([], {}),
     ],
 )

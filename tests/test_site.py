@@ -392,9 +392,13 @@ def test_every_result_is_on_its_leaderboard_with_its_rank_and_numbers(out, resul
         assert expected == row["rank"]  # the database ranks as the board
         assert got["submitter"] == " ".join(row["submitter"].split())
         assert got["system"].startswith(" ".join(row["system"].split()))
-        assert got["chips"] == writer.number(row["chips"])
+        # A system of processors alone counts CPUs, and its chip-hours are processor-hours (results.cpu_only).
+        cpus = (" CPU" if row["chips"] == 1 else " CPUs") if row["cpu_only"] else ""
+        assert got["chips"] == writer.number(row["chips"]) + cpus
         assert got["minutes"] == writer.number(row["minutes"])
-        assert got["chip_hours"] == writer.number(row["chip_hours"], 1)
+        assert got["chip_hours"] == writer.number(row["chip_hours"], 1) + (
+            " processor-hours" if row["cpu_only"] else ""
+        )
         # A cost from a price dated after the result, or an estimated one, carries its marks; a
         # missing cost reads "n/a", its reason behind it (a <details> disclosure).
         marks = "".join(cost_marks(row))

@@ -561,6 +561,18 @@ BOUNDS = [
         "11:10",
         "1,000,004 chips is more than 1,000,000",
     ),
+    (
+        "a time too short to be real",
+        [("minutes: 4.5", "minutes: 1.0e-300")],
+        "14:12",
+        "1e-300 minutes is less than a second, faster than any training run to a quality target",
+    ),
+    (
+        "a YAML-tagged time too short to be real",
+        [("minutes: 4.5", "minutes: !!float 0.01")],
+        "14:12",
+        "0.01 minutes is less than a second",
+    ),
 ]
 
 
@@ -685,6 +697,19 @@ def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_
     # another model from the same paper is another entry
     place(empty_project, paper.replace("Acme-LM", "Acme-LM small"), round_="published", name="acme-lm-small.yaml")
     assert run_cli("validate", cwd=empty_project).code == 0
+    # notes cannot make two runs of one measurement: a copy under another system name, its link
+    # written another way (?tab=, a fragment), with a note of its own
+    copy = paper.replace("16 Cloud TPU v3", "A pod of TPUs").replace(
+        "url: http://arxiv.org/pdf/1901.00001v2", "url: https://arxiv.org/abs/1901.00001?tab=readme#results"
+    )
+    place(empty_project, copy + "  note: from the model card\n", round_="published", name="acme-lm-copy.yaml")
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert (
+        f"{folder}/acme-lm-copy.yaml:1:1: $: {same[:-3]}, on the same part, chip count and minutes as "
+        f"{folder}/acme-lm.yaml (hint: the two measured the same, so they are one run whatever their notes say: "
+        "keep one file)"
+    ) in result.out, result.out
 
 
 @pytest.mark.parametrize("written", ["Acme LM", "acme_lm", "ACME-LM", "Acme - LM"])

@@ -51,7 +51,7 @@ def test_pull_request_check_runs_on_every_pull_request():
     # A path or branch filter would let a pull request that only adds submission/x.yaml (or a
     # .txt under submissions/) pass without the check that reports it.
     # A code-only pull request is checked too; its comment says it changes no submission
-    # (checkpr.NO_SUBMISSION_CHANGES, tested in test_neighbours.py).
+    # (checkpr_report.NO_SUBMISSION_CHANGES, tested in test_neighbours.py).
     assert not {"paths", "paths-ignore", "branches", "branches-ignore"} & set(trigger), trigger
 
 
@@ -167,7 +167,15 @@ def test_commenting_workflow_finds_the_pull_request_without_trusting_the_run():
     find = workflow("pull-request-comment.yml")["jobs"]["find"]
     script = scripts(find)
     assert "run.pull_requests" in script and "pulls.list" in script and "p.head.sha === run.head_sha" in script
+    # another fork's pull request with the same head commit cannot make it ambiguous (and unchecked)
+    assert "p.head.repo.full_name === from" in script and "run.head_repository.full_name" in script
     assert "readFileSync" not in script
+
+
+def test_the_comment_is_never_cut_unseen():
+    post = scripts(workflow("pull-request-comment.yml")["jobs"]["check"])
+    assert "text.slice(0, 60000)" not in post
+    assert "This comment is cut short" in post
 
 
 def test_commenting_workflow_has_least_privilege_per_job():

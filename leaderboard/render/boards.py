@@ -83,6 +83,7 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
     count = board_page_count(board, site.page_rows)
     pages = [{"number": k + 1, "path": board_page_path(board, k)} for k in range(count)]
     left_off_rows = [s for s in site.data.skipped.get(board.round["id"], []) if s["benchmark"] == board.benchmark["id"]]
+    cpu_rows = [r for r in rows if r["cpu_only"]]
     filters = {
         "accelerators": sorted({(r["accelerator"], r["accelerator_name"]) for r in rows}, key=lambda a: (a[1], a[0])),
         "submitters": sorted({r["submitter"] for r in rows}, key=lambda name: (name.casefold(), name)),
@@ -93,6 +94,11 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         # What the round's importer read for this benchmark and put on no board, with why.
         "left_off_rows": left_off_rows,
         "left_off_sentence": left_off.board_sentence(board.round["kind"], len(left_off_rows)),
+        # Systems of processors alone count CPUs, not chips (results.cpu_only): the board says so,
+        # and site.js draws their rows so from the board's data file (by accelerator).
+        "cpu_results": len(cpu_rows),
+        "cpu_parts": sorted({r["accelerator_name"] for r in cpu_rows}),
+        "cpu_accelerators": sorted({r["accelerator"] for r in cpu_rows}),
     }
     for k, page in enumerate(pages):
         first = k * site.page_rows

@@ -7,7 +7,7 @@ import re
 
 from leaderboard.families import family
 from leaderboard.render import model
-from leaderboard.render.writer import SiteWriter, number
+from leaderboard.render.writer import SiteWriter, chip_count
 
 
 def family_feed_path(kind: str) -> str:
@@ -85,9 +85,9 @@ def feed_title(kind: str, row: dict, round_name: str, benchmark_name: str | None
 
 
 def feed_context(row: dict, round_name: str, benchmark_name: str | None) -> str:
-    """ "1,024 chips, ResNet-50, MLPerf Training v0.6, closed division": the division only where
-    the family has divisions (a published run has none)."""
-    parts = [f"{number(row['chips'])} chips", benchmark_name or row["benchmark"], round_name]
+    """ "1,024 chips, ResNet-50, MLPerf Training v0.6, closed division" ("82,944 CPUs" for a system
+    of processors alone): the division only where the family has divisions (a published run has none)."""
+    parts = [chip_count(row), benchmark_name or row["benchmark"], round_name]
     if family(row["round_kind"]).divisions:
         parts.append(f"{row['division']} division")
     return ", ".join(parts)

@@ -72,6 +72,7 @@ SMALL_TABLE_FIELDS = (
     "accelerator_name",
     "accelerator_path",
     "chips",
+    "cpu_only",  # processors counted as the chips: the count says CPUs
     "minutes",
     "models",  # weak scaling (MLPerf HPC): what its rank is by
     "models_per_minute",
@@ -161,6 +162,7 @@ def _accelerator_pages(site: SiteWriter) -> None:
             price_anomalies=data.price_anomalies.get(accelerator["id"], []),
             later_prices=site_prices.later_price_count(rows),
             result_count=len(rows),
+            cpu_results=sum(1 for r in rows if r["cpu_only"]),  # a CPU's results count processors
         )
 
 

@@ -31,6 +31,7 @@ def write_pages(site: SiteWriter) -> None:
     mlperf_rounds = sorted((r for r in data.rounds if family(r["kind"]).lineages), key=lambda r: r["date"])
     if not found:
         return
+    cpu_ids = {r["accelerator"] for r in data.results if r["cpu_only"]}  # parts whose results count processors
     site.page(
         "history.html",
         "history.html",
@@ -54,6 +55,7 @@ def write_pages(site: SiteWriter) -> None:
             items=items,
             charts=[site.chart(c) for c in charts],
             round_names=round_names,
+            cpu_parts=[a["name"] for a in line.accelerators if a["id"] in cpu_ids],
         )
     site.copy(ACCELERATOR_DATA, accelerator_script(found, rounds))
     site.page(
@@ -132,10 +134,13 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
                     "system": row["system"],
                     "framework": row["framework"],
                     "chips": row["chips"],
+                    "cpu_only": row["cpu_only"],  # processors counted as the chips: "512 CPUs"
                     "minutes": row["minutes"],
                     "chip_hours": row["chip_hours"],
                     "cost": row["cost_usd"],
                     "cost_mark": "; ".join(row["costs"]["on-demand"].get("marks") or []),
+                    # Why there is no cost (the part's no_price_reason), as the boards give it.
+                    "cost_note": row["cost_missing_reason"],
                     "model": row["model_name"],
                     "verified": bool(row["verified"]),
                     "ranked": bool(row.get("ranked", True)),

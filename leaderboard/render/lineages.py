@@ -242,5 +242,15 @@ def generations(line: VendorLine, all_lineages: list[Lineage]) -> list[dict]:
                         "overall": fastest(results, lineage.metric),
                     }
                 )
-            found.append({"lineage": lineage, "segment": segment, "scale": scale, "rows": rows})
+            # Systems of processors alone count CPUs (results.cpu_only): a scale of theirs is of CPUs.
+            cpus = all(r.get("cpu_only") for results in by_accelerator.values() for r in results)
+            found.append(
+                {
+                    "lineage": lineage,
+                    "segment": segment,
+                    "scale": scale,
+                    "unit": "CPUs" if cpus else "chips",
+                    "rows": rows,
+                }
+            )
     return found

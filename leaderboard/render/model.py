@@ -196,6 +196,8 @@ def _load(query) -> SiteData:
             cost["note"] = cost_note(tier, row["date"], cost)  # the remarks the pages show, in words
         row["cost_by_tier"] = {tier: row["costs"][tier]["cost_usd"] for tier in TIERS}
         row["path"] = entry_path(row["entry_id"])
+        # Processors counted as the chips (results.cpu_only): every page says CPUs, not chips.
+        row["cpu_only"] = bool(row.get("cpu_only"))
         # One page per organization, whichever of its names a result was published under.
         row["submitter_path"] = submitter_path(row.get("organization") or row["submitter"])
         row["accelerator_path"] = accelerator_path(row["accelerator"])

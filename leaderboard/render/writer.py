@@ -77,6 +77,9 @@ def environment(cache: Path | None = None) -> jinja2.Environment:
     env.filters["plural"] = plural
     env.filters["script_json"] = script_json
     env.filters["slug"] = slug
+    env.filters["g4"] = four_digits
+    env.filters["chip_count"] = chip_count
+    env.filters["hours_unit"] = hours_unit
     env.globals.update(
         url=_url,
         TIERS=TIERS,
@@ -150,6 +153,23 @@ def number(value: float | None, digits: int = 3) -> str:
     if abs(value) < 0.5 * 10**-digits:
         digits = 1 - math.floor(math.log10(abs(value)))
     return f"{value:,.{digits}f}"
+
+
+def four_digits(value: float) -> str:
+    """Four significant digits, as '%.4g' writes them (qualities, models per minute)."""
+    return f"{value:.4g}"
+
+
+def chip_count(row: dict) -> str:
+    """'512 chips'; '82,944 CPUs' for a system of processors alone (results.cpu_only), whose
+    processors stand for the chips: never read as accelerator chips."""
+    chips = row["chips"]
+    return f"{number(chips)} {'CPU' if row.get('cpu_only') else 'chip'}{'' if chips == 1 else 's'}"
+
+
+def hours_unit(row: dict) -> str:
+    """What a result's chip-hours are: processor-hours for a system of processors alone."""
+    return "processor-hours" if row.get("cpu_only") else "chip-hours"
 
 
 def usd(value: float | None) -> str:

@@ -1,6 +1,7 @@
 """What a catalog change does: every submission's rows built with the base branch's catalog and
 with the pull request's, and how many results change cost, cost rank, chip-hours, verified
-status or board, the largest moves listed; new prices far from their part's other prices.
+status or board, the largest moves listed; new prices far from their part's other prices; every
+round, compute figure and plausibility override added, removed or changed.
 """
 
 from __future__ import annotations
@@ -13,26 +14,38 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, fields
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
+from leaderboard.catalog import (
+    Accelerator,
+    Catalog,
+    Override,
+    PeakRate,
+    Price,
+    Round,
+    TrainingCompute,
+    catalog_name,
+    load_catalog,
+)
 from leaderboard.normalize import DEFAULT_TIER, TIERS, competition_ranks, usd_per_chip_hour
 from leaderboard.pricing import PriceAnomaly, anomalies
 from leaderboard.problems import plural
-from leaderboard.review import markdown
+from leaderboard.review import markdown, plausibility
 from leaderboard.rows import TableRows, comparison_rows, table_rows
 from leaderboard.validate import entries_in
 from leaderboard.verification import shown
 
 LARGEST = 10  # the moves listed, by relative change of on-demand cost
+COMPUTE_LISTED = 40  # the compute figures changed that the comment and annotations list; the text lists all
 # A new price below a third or above three times the median of its part's other prices of the
 # same tier (per chip-hour, or per chip for purchase) is flagged for the reviewer, not failed:
 # real prices spread that far too (34 of the 827 shipped ones, against the others: marketplaces,
 # old parts' fallen purchase prices), while a typo or an invented price is usually off by more.
 FAR_FACTOR = 3.0
 ACCELERATOR_FIELDS = tuple(f.name for f in fields(Accelerator))
+ROUND_FIELDS = tuple(f.name for f in fields(Round))
 
 
 @dataclass(frozen=True)
@@ -90,6 +103,11 @@ class CatalogEffect:
     far_prices: list[FarPrice] = field(default_factory=list)
     # The price anomalies (pricing.anomalies) of every part whose prices the pull request changes.
     price_anomalies: list[PriceAnomaly] = field(default_factory=list)
+    # Records that move no column but change what the checks do: rounds (a kind decides whether a
+    # round is open to pull requests), the plausibility check's compute figures and overrides.
+    rounds: list[str] = field(default_factory=list)  # "mlperf-training-v6.0: added, ... kind 'published'"
+    compute: list[str] = field(default_factory=list)  # "training compute of 'GPT-3 175B (davinci)': A -> B"
+    overrides: list[str] = field(default_factory=list)  # "published/x/y: added (...)"
     seconds: float = 0.0
 
 
@@ -209,20 +227,97 @@ def compare(
 def accelerator_changes(before: Catalog, after: Catalog, results: dict[str, int]) -> list[str]:
     """'id: field A -> B, ... (N results)' for each accelerator added, removed or changed;
     `results` counts the results on each part."""
+    return _record_changes(
+        before.accelerators, after.accelerators, ACCELERATOR_FIELDS, results, lambda old, new: "", repr
+    )
+
+
+def round_changes(before: Catalog, after: Catalog, results: dict[str, int]) -> list[str]:
+    """'id: field A -> B, ... (N results)' for each round added, removed or changed; `results`
+    counts the results of each round."""
+
+    def named(old, new) -> str:
+        kept = new or old
+        return f", {shown(kept.name, 60)!r} of kind {kept.kind!r}"
+
+    return _record_changes(before.rounds, after.rounds, ROUND_FIELDS, results, named, lambda v: repr(shown(v, 60)))
+
+
+def _record_changes(before: dict, after: dict, names, results: dict[str, int], named, text) -> list[str]:
+    """'id: added|removed<named(old, new)> (N results)' or 'id: field A -> B; ... (N results)' for
+    each record of two catalogs' `before` and `after` (by id) that differs in one of `names`,
+    each value written by `text`."""
     lines = []
-    for key in sorted(before.accelerators.keys() | after.accelerators.keys()):
-        old, new = before.accelerators.get(key), after.accelerators.get(key)
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
         used = f" ({plural(results.get(key, 0), 'result')})"
         if old is None or new is None:
-            lines.append(f"{key}: {'added' if old is None else 'removed'}{used}")
+            lines.append(f"{key}: {'added' if old is None else 'removed'}{named(old, new)}{used}")
             continue
         diffs = [
-            f"{name} {getattr(old, name)!r} -> {getattr(new, name)!r}"
-            for name in ACCELERATOR_FIELDS
+            f"{name} {text(getattr(old, name))} -> {text(getattr(new, name))}"
+            for name in names
             if getattr(old, name) != getattr(new, name)
         ]
         if diffs:
             lines.append(f"{key}: {'; '.join(diffs)}{used}")
+    return lines
+
+
+def compute_changes(before: Catalog, after: Catalog, results: dict[str, int]) -> list[str]:
+    """Each figure of compute-epoch.yaml added, removed or changed: 'peak FLOP/s of id: A -> B
+    (N results)', `results` counting the results on each part, and 'training compute of
+    'model': A -> B'. The plausibility check reads them from the base until they are merged."""
+    lines = []
+    for key in sorted(before.peak_flop_s.keys() | after.peak_flop_s.keys()):
+        old, new = before.peak_flop_s.get(key), after.peak_flop_s.get(key)
+        if old != new:
+            used = plural(results.get(key, 0), "result")
+            lines.append(f"peak FLOP/s of {key}: {_figure_change(old, new, 'flop_s', 'FLOP/s')} ({used})")
+    for model in sorted(before.training_compute.keys() | after.training_compute.keys()):
+        old, new = before.training_compute.get(model), after.training_compute.get(model)
+        if old != new:
+            lines.append(f"training compute of {shown(model, 80)!r}: {_figure_change(old, new, 'flop', 'FLOP')}")
+    return lines
+
+
+def _figure_change(
+    old: PeakRate | TrainingCompute | None, new: PeakRate | TrainingCompute | None, key: str, unit: str
+) -> str:
+    """'3.14e23 -> 2.5e19 FLOP' (and any other field that changes), or 'added: ...', 'removed: ...'."""
+    if old is None or new is None:
+        kept = new or old
+        others = ", ".join(
+            shown(getattr(kept, f.name), 60) for f in fields(kept) if f.name not in (key, "accelerator", "model")
+        )
+        return (
+            f"{'added' if old is None else 'removed'}: {plausibility.flop_text(getattr(kept, key))} {unit} ({others})"
+        )
+    changes = [
+        f"{plausibility.flop_text(getattr(old, key))} -> {plausibility.flop_text(getattr(new, key))} {unit}"
+        if f.name == key
+        else f"{f.name} {shown(getattr(old, f.name), 60)!r} -> {shown(getattr(new, f.name), 60)!r}"
+        for f in fields(new)
+        if getattr(old, f.name) != getattr(new, f.name)
+    ]
+    return "; ".join(changes)
+
+
+# What an override a pull request adds or changes does in that pull request: nothing yet.
+OVERRIDE_NOT_YET = " (check-pr applies it only once a code owner has merged it)"
+
+
+def override_changes(before: Catalog, after: Catalog) -> list[str]:
+    """'entry: added' (removed, or the fields changed) for each plausibility override: never its
+    reason or approver, which the pull request wrote and nobody has approved yet."""
+    lines = []
+    for key in sorted(before.plausibility_overrides.keys() | after.plausibility_overrides.keys()):
+        old, new = before.plausibility_overrides.get(key), after.plausibility_overrides.get(key)
+        if old is None or new is None:
+            lines.append(f"{key}: {'added' if old is None else 'removed'}{OVERRIDE_NOT_YET}")
+        elif old != new:
+            changed = [f.name for f in fields(Override) if getattr(old, f.name) != getattr(new, f.name)]
+            lines.append(f"{key}: {', '.join(changed)} changed{OVERRIDE_NOT_YET}")
     return lines
 
 
@@ -257,8 +352,9 @@ def far_prices(added: Sequence[Price], catalog: Catalog, factor: float = FAR_FAC
 # ---- building both sides -----------------------------------------------------------------------
 
 
-def base_catalog(repo: Path, revision: str, catalog: str, into: Path) -> Path:
-    """The catalog folder as it is at `revision`, written under `into` (git archive)."""
+def base_catalog(repo: Path, revision: str, catalog: str, into: Path, names: Collection[str] | None = None) -> Path:
+    """The catalog folder as it is at `revision`, written under `into` (git archive); with
+    `names`, only its catalog files of those names (catalog_name: 'compute-epoch')."""
     done = subprocess.run(
         ["git", "archive", "--format=tar", revision, "--", catalog], cwd=repo, capture_output=True, check=False
     )
@@ -266,8 +362,23 @@ def base_catalog(repo: Path, revision: str, catalog: str, into: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     if done.returncode == 0:
         with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-            archive.extractall(target, filter=_files_and_folders)
+            members = [m for m in archive.getmembers() if names is None or _named(m.name, catalog, names)]
+            archive.extractall(target, members=members, filter=_files_and_folders)
     return target / catalog
+
+
+def base_catalog_files(repo: Path, revision: str, catalog: str, names: Collection[str]) -> Catalog:
+    """The catalog files `names` as they are at `revision`, loaded alone (the other files are
+    missing from it): a few of the base's records, without reading the whole base catalog."""
+    with tempfile.TemporaryDirectory(prefix="leaderboard-base-catalog-") as folder:
+        directory = base_catalog(repo, revision, catalog, Path(folder), names)
+        directory.mkdir(parents=True, exist_ok=True)  # the base may have none of them
+        return load_catalog(directory)
+
+
+def _named(name: str, catalog: str, names: Collection[str]) -> bool:
+    path = PurePosixPath(name)
+    return path.parent == PurePosixPath(catalog) and catalog_name(Path(name)) in names
 
 
 def _files_and_folders(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
@@ -304,9 +415,14 @@ def catalog_effect(
         extra_after={"epoch_cost_comparison": comparison_rows(after.results, after.costs, after_catalog)},
     )
     on_part: dict[str, int] = {}
+    in_round: dict[str, int] = {}
     for row in after.results + [r for r in before.results if r["entry_id"] in set(effect.left)]:
         on_part[row["accelerator"]] = on_part.get(row["accelerator"], 0) + 1
+        in_round[row["round"]] = in_round.get(row["round"], 0) + 1
     effect.accelerators = accelerator_changes(before_catalog, after_catalog, on_part)
+    effect.rounds = round_changes(before_catalog, after_catalog, in_round)
+    effect.compute = compute_changes(before_catalog, after_catalog, on_part)
+    effect.overrides = override_changes(before_catalog, after_catalog)
     old_prices, new_prices = set(before_catalog.prices), set(after_catalog.prices)
     effect.prices_added = [p for p in after_catalog.prices if p not in old_prices]
     effect.prices_removed = [p for p in before_catalog.prices if p not in new_prices]
@@ -407,6 +523,21 @@ def summary_lines(effect: CatalogEffect, base: str) -> list[str]:
     ]
 
 
+def record_lines(effect: CatalogEffect, compute_listed: int | None = None) -> list[str]:
+    """Every round, accelerator, compute figure and plausibility override the change adds, removes
+    or changes, one a line; with `compute_listed`, at most that many compute figures and how many
+    more (a re-import of compute-epoch.yaml changes hundreds, more than a comment holds)."""
+    lines = [f"round {line}" for line in effect.rounds]
+    lines += [f"accelerator {line}" for line in effect.accelerators]
+    listed = effect.compute if compute_listed is None else effect.compute[:compute_listed]
+    lines += [f"compute figure ({plausibility.COMPUTE}) {line}" for line in listed]
+    if len(listed) < len(effect.compute):
+        more = plural(len(effect.compute) - len(listed), "more compute figure")
+        lines.append(f"{more} changed ({plausibility.COMPUTE}): check-pr's text output lists every one")
+    lines += [f"plausibility override {line}" for line in effect.overrides]
+    return lines
+
+
 def text_lines(effect: CatalogEffect, base: str) -> list[str]:
     lines = ["catalog change: its effect on the results"]
     lines += [f"  {line}" for line in summary_lines(effect, base)]
@@ -417,7 +548,7 @@ def text_lines(effect: CatalogEffect, base: str) -> list[str]:
             f"cost rank {_rank(m.rank_before)} -> {_rank(m.rank_after)} in {m.group}"
             for m in effect.largest
         ]
-    lines += [f"  accelerator {line}" for line in effect.accelerators]
+    lines += [f"  {line}" for line in record_lines(effect)]
     lines += [f"  {line}" for line in price_lines(effect.prices_added, effect.prices_removed)]
     lines += [f"  price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
     lines += [f"  price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
@@ -427,11 +558,15 @@ def text_lines(effect: CatalogEffect, base: str) -> list[str]:
 def github_lines(
     effect: CatalogEffect, base: str, files: list[str], prop: Callable[[str], str], data: Callable[[str], str]
 ) -> list[str]:
-    """A notice with the counts on each changed catalog file, a warning per far price."""
+    """A notice with the counts on each changed catalog file, one with the records changed, a
+    warning per far price."""
     summary = "; ".join(summary_lines(effect, base)[1:])
     lines = [
         f"::notice file={prop(name)},title={prop('Effect of the catalog change')}::{data(summary)}" for name in files
     ]
+    records = record_lines(effect, COMPUTE_LISTED)
+    if records:
+        lines.append(f"::notice title={prop('Catalog records changed')}::{data('; '.join(records))}")
     lines += [f"::warning title={prop('Price far from the others')}::{data(_far(f))}" for f in effect.far_prices]
     lines += [f"::warning title={prop('Price anomaly')}::{data(_anomaly(a))}" for a in effect.price_anomalies]
     return lines
@@ -453,7 +588,7 @@ def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str])
             f"{cell(_factor(m))} | {_rank(m.rank_before)} → {_rank(m.rank_after)} |"
             for m in effect.largest
         ]
-    details = [f"accelerator {line}" for line in effect.accelerators]
+    details = record_lines(effect, COMPUTE_LISTED)
     details += price_lines(effect.prices_added, effect.prices_removed)
     details += [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
     details += [f"⚠️ price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]

@@ -14,11 +14,14 @@ from pathlib import Path
 
 import yaml
 
+from leaderboard.catalog import catalog_name
 from leaderboard.files import load
 from leaderboard.review import markdown
 
 # What kind of path each is: the first row whose pattern matches wins (fnmatch: `*` crosses
-# folders). Vendored Python under catalog/ is code, not catalog data, hence code before catalog.
+# folders). Vendored Python under catalog/ is code, not catalog data, hence code before catalog;
+# a file the catalog loader reads is catalog data whatever else its name looks like
+# (catalog/prices-pnpm-lock.yaml is a price file: path_kind).
 PATH_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("site config", ("catalog/site.yaml", "catalog/site.yml", "catalog/site.json")),
     ("workflow", (".github/workflows/*",)),
@@ -35,7 +38,7 @@ PATH_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Kinds that change what runs, what is trusted or where the site links: never by a pull
 # request alone (CODEOWNERS asks their owners; check-pr puts them first).
 NEEDS_REVIEW = frozenset(
-    {"code", "workflow", "repository settings", "build", "packaging", "lockfile", "schema", "site config"}
+    {"code", "workflow", "repository settings", "build", "packaging", "lockfile", "schema", "site config", "catalog"}
 )
 REVIEW_HINT = "a code owner must review this change; it can change what runs or what the checks trust"
 
@@ -58,6 +61,9 @@ class ChangedPath:
 
 def path_kind(name: str) -> str:
     """The kind of a repository path ('leaderboard/rows.py' -> 'code')."""
+    parts = name.split("/")
+    if len(parts) == 2 and parts[0] == "catalog" and catalog_name(Path(name)) not in (None, "site"):
+        return "catalog"
     for kind, patterns in PATH_KINDS:
         if any(fnmatchcase(name, pattern) for pattern in patterns):
             return kind

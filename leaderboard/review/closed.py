@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import yaml
 
 from leaderboard.families import Family, family
 from leaderboard.files import SUFFIXES, load, read_regular
-from leaderboard.manifest import file_digest, holds
+from leaderboard.manifest import Unmatched, file_digest, holds, unmatched, unmatched_cause, unmatched_text
 from leaderboard.problems import Problem
 from leaderboard.verification import NO_FIELD_CHANGED, field_changes, shown
 
@@ -312,3 +313,56 @@ def _skipped_list_problems(repo: Path, name: str, facts: Family, reimported: Pat
     else:
         message = f"is not {what} as {FRESH_IMPORT} wrote it"
     return [Problem(name, 1, 1, "$", message, REIMPORT_HINT)]
+
+
+# ---- the working tree against the manifests ----------------------------------------------
+
+
+def unmatched_files(
+    repo: Path, submissions: str, catalog: str, kinds: Mapping[str, str], skip: frozenset[str] = frozenset()
+) -> list[Unmatched]:
+    """Every file an importer's manifest lists (catalog/verified/, catalog/imported/) whose bytes in
+    the working tree differ from its digest, changed or not: a checkout rule (a .gitattributes eol,
+    text, filter, ident or working-tree-encoding rule, core.autocrlf) rewrites files without a
+    diff git sees. A missing file is left to check() (its deletion is a change), as are `skip`'s."""
+    found = []
+    for round_id, kind in sorted(kinds.items()):
+        folder = family(kind).manifest_folder
+        if folder is None:
+            continue
+        for entry_id, row in _rows(read_regular(repo / catalog / folder / f"{round_id}.csv")).items():
+            names = (f"{submissions}/{entry_id}{suffix}" for suffix in (".yaml", ".yml", ".json"))
+            name = next((n for n in names if os.path.lexists(repo / n)), None)
+            if name is None or name in skip:
+                continue
+            mismatch = unmatched(round_id, name, read_regular(repo / name), row.get("sha256"))
+            if mismatch is not None:
+                found.append(mismatch)
+    return found
+
+
+def tree_problems(
+    repo: Path, changes: Sequence[tuple[str, str]], submissions: str, catalog: str, kinds: Mapping[str, str]
+) -> list[Problem]:
+    """One problem when importer-written files that the pull request does not change (its changes
+    are check()'s) differ from their manifests in the checked-out tree: what git does on checkout
+    (line endings, filters, a .gitattributes rule the pull request adds) would unverify them."""
+    found = unmatched_files(repo, submissions, catalog, kinds, skip=frozenset(name for _, name in changes))
+    if not found:
+        return []
+    attributes = sorted(name for _, name in changes if Path(name).name == ".gitattributes")
+    message = (
+        f"{len(found):,} importer-written {'file differs' if len(found) == 1 else 'files differ'} in the "
+        f"checked-out tree from the digest {'its manifest lists' if len(found) == 1 else 'their manifests list'}, "
+        f"though this pull request does not change {'it' if len(found) == 1 else 'them'} "
+        f"{unmatched_text(found)}; {unmatched_cause(found, attributes)}; a build of this tree would show "
+        "those of MLPerf rounds as not verified"
+    )
+    hint = (
+        f"remove the rule in {', '.join(attributes)} that matches {submissions}/: an importer-written file is "
+        "checked out byte for byte as committed"
+        if attributes
+        else f"check {submissions}/ out byte for byte as committed (no .gitattributes rule rewriting it, "
+        "core.autocrlf false)"
+    )
+    return [Problem(attributes[0] if attributes else found[0].file, 1, 1, "$", message, hint)]

@@ -1,5 +1,6 @@
 """Whether a new or changed result is plausible: compared per chip with the verified results of its
 benchmark and accelerator, and with the compute floor of its model (pure functions over rows and the catalog).
+Its own inputs (overrides, compute figures) are the merge base's: a pull request cannot vouch for itself.
 """
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from leaderboard.catalog import Catalog, Override, PeakRate
+from leaderboard.catalog import COMPUTE_FILE, OVERRIDES_FILE, Catalog, Override, PeakRate
 from leaderboard.families import family
 
 # A result may be at most this much better per chip (fewer chip-hours) than the best verified
@@ -20,6 +21,14 @@ PER_CHIP_LIMIT = 1.5
 # FP8 training has needed up to about half of what the best earlier verified result did).
 FLOOR_MARGIN = 2.0
 OVERRIDES = "catalog/plausibility-overrides.yaml"
+COMPUTE = "catalog/compute-epoch.yaml"
+# The catalog files the check reads from the merge base, never from the pull request (trusted_catalog).
+TRUSTED_FILES = ("accelerators", COMPUTE_FILE, OVERRIDES_FILE)
+# Why an override or compute figure that a pull request adds waits: the check trusts the base branch's.
+NOT_YET = (
+    "which applies only once a code owner has merged it: a maintainer merges the catalog change "
+    "in a pull request of its own first"
+)
 HINT = (
     f"if the numbers are right, ask for an override: add the entry to {OVERRIDES} with the evidence; "
     "a maintainer (CODEOWNERS) must approve it"
@@ -104,6 +113,9 @@ class Verdict:
     floor: ComputeFloor | None
     override: Override | None = None
     not_compared: tuple[str, ...] = ()  # why a comparison could not be made: shown, never failed
+    # What the pull request adds or changes for this result (an override, a compute figure) that the
+    # check does not apply: it reads them from the merge base (trusted_catalog).
+    not_applied: tuple[str, ...] = ()
 
     @property
     def findings(self) -> list[str]:
@@ -126,7 +138,8 @@ class Verdict:
             lines.append(f"per chip: {self.per_chip.describe()}")
         if self.floor is not None:
             lines.append(f"compute floor: {self.floor.describe()}")
-        return lines + [f"not compared: {why}" for why in self.not_compared]
+        lines += [f"not compared: {why}" for why in self.not_compared]
+        return lines + [f"not applied: {what}" for what in self.not_applied]
 
 
 def reference_chips(chips: float, verified_chips: Iterable[float]) -> float | None:
@@ -260,9 +273,66 @@ def compute_floor(row: dict, verified_of_benchmark: Sequence[dict], catalog: Cat
     return ComputeFloor(peak, row["chips"], row["minutes"] * 60, needed[0], needed[1])
 
 
-def check(rows: Sequence[dict], entry_ids: Iterable[str], catalog: Catalog) -> list[Verdict]:
+def trusted_catalog(catalog: Catalog, base: Catalog) -> Catalog:
+    """`catalog` (the pull request's) with the check's own inputs taken from `base` (the merge
+    base's): its overrides, its training compute, and its peak FLOP/s of every accelerator it
+    has. Only a part the pull request adds is compared with the peak rate the pull request gives
+    it (without one it would escape the floor anyway; the catalog's effect lists both)."""
+    known = base.accelerators.keys() | base.peak_flop_s.keys()
+    peaks = {a: peak for a, peak in catalog.peak_flop_s.items() if a not in known} | base.peak_flop_s
+    return replace(
+        catalog,
+        peak_flop_s=peaks,
+        training_compute=base.training_compute,
+        plausibility_overrides=base.plausibility_overrides,
+    )
+
+
+def not_applied(
+    row: dict, verified_of_benchmark: Sequence[dict], catalog: Catalog, trusted: Catalog
+) -> tuple[str, ...]:
+    """What `catalog` (the pull request's) says differently from `trusted` about `row`: an
+    override, its accelerator's peak FLOP/s, the compute its training needs, each not applied."""
+    found = []
+    entry_id, accelerator = row["entry_id"], row["accelerator"]
+    mine, base = catalog.plausibility_overrides.get(entry_id), trusted.plausibility_overrides.get(entry_id)
+    if mine != base:
+        # Never its reason or approver: the pull request wrote them, and nobody has approved them yet.
+        found.append(f"this pull request {_verb(base, mine)} an override for it in {OVERRIDES}, {NOT_YET}")
+    peaks = [c.peak_flop_s.get(accelerator) for c in (trusted, catalog)]
+    rates = [None if peak is None else peak.flop_s for peak in peaks]
+    if peaks[0] != peaks[1]:
+        found.append(
+            f"this pull request {_verb(*peaks)} the peak FLOP/s of {accelerator} in {COMPUTE} "
+            f"({flop_text(rates[0])} -> {flop_text(rates[1])} FLOP/s), {NOT_YET}"
+        )
+    needed = [needed_flop(row, verified_of_benchmark, c) for c in (trusted, catalog)]
+    flop = [None if n is None else n[0] for n in needed]
+    if flop[0] != flop[1]:
+        found.append(
+            f"this pull request {_verb(*flop)} the compute figure its training is held to in {COMPUTE} "
+            f"({flop_text(flop[0])} -> {flop_text(flop[1])} FLOP), {NOT_YET}"
+        )
+    return tuple(found)
+
+
+def _verb(before: object, after: object) -> str:
+    return "adds" if before is None else "removes" if after is None else "changes"
+
+
+def flop_text(value: float | None) -> str:
+    """A FLOP count or rate as the check prints it ('3.14e23'), 'none' without one."""
+    return "none" if value is None else _sci(value)
+
+
+def check(
+    rows: Sequence[dict], entry_ids: Iterable[str], catalog: Catalog, base: Catalog | None = None
+) -> list[Verdict]:
     """A verdict for every result of `entry_ids` that is not verified (a verified result is
-    recomputed from published logs: it is the evidence the others are compared with)."""
+    recomputed from published logs: it is the evidence the others are compared with). With
+    `base`, the merge base's catalog, the check's own inputs come from it (trusted_catalog), and
+    what `catalog` says differently of a result is named in its verdict, not applied."""
+    trusted = catalog if base is None else trusted_catalog(catalog, base)
     wanted = set(entry_ids)
     by_group: dict[tuple, list[dict]] = {}
     by_benchmark: dict[str, list[dict]] = {}
@@ -281,9 +351,10 @@ def check(rows: Sequence[dict], entry_ids: Iterable[str], catalog: Catalog) -> l
                 row["entry_id"],
                 row["file"],
                 per_chip(row, group),
-                compute_floor(row, verified_of_benchmark, catalog),
-                catalog.plausibility_overrides.get(row["entry_id"]),
-                not_compared(row, group, verified_of_benchmark, catalog),
+                compute_floor(row, verified_of_benchmark, trusted),
+                trusted.plausibility_overrides.get(row["entry_id"]),
+                not_compared(row, group, verified_of_benchmark, trusted),
+                not_applied(row, verified_of_benchmark, catalog, trusted) if base is not None else (),
             )
         )
     return verdicts

@@ -23,6 +23,12 @@
     return "$" + value.toLocaleString("en-US", value >= 100 ? { maximumFractionDigits: 0 } :
       { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   }
+  // A system of processors alone (cpu_only) counts CPUs where the others count accelerator chips,
+  // and its chip-hours are processor-hours.
+  function count(row) {
+    return number(row.chips, 0) + (row.cpu_only ? " CPU" : " chip") + (row.chips === 1 ? "" : "s");
+  }
+  function hoursUnit(row) { return row.cpu_only ? "processor-hours" : "chip-hours"; }
   function name(id) {
     var option = selects[0].querySelector('option[value="' + CSS.escape(id) + '"]');
     return option ? option.textContent : id;
@@ -42,7 +48,8 @@
       var pair = swapped ? { a: y, b: x } : { a: x, b: y };
       pair.lineage = data.lineages[item[0]];
       pair.sameRound = pair.a.round === pair.b.round;
-      pair.sameScale = pair.a.chips === pair.b.chips;
+      pair.sameUnit = !pair.a.cpu_only === !pair.b.cpu_only;
+      pair.sameScale = pair.a.chips === pair.b.chips && pair.sameUnit;
       pair.sameBenchmark = pair.a.segment === pair.b.segment;
       pair.trusted = pair.a.verified && pair.b.verified && pair.a.ranked && pair.b.ranked && comparable(pair.a) && comparable(pair.b);
       return pair;
@@ -54,8 +61,12 @@
     if (!pair.sameBenchmark) {
       notes.push(title + ": different benchmarks or quality targets (" + benchmarkLabel(a) + " and " + benchmarkLabel(b) + ").");
     }
-    if (!pair.sameScale) {
-      notes.push(title + ": different chip counts (" + number(a.chips, 0) + " and " + number(b.chips, 0) +
+    if (!pair.sameUnit) {
+      var cpu = a.cpu_only ? a : b;
+      notes.push(title + ", " + name(cpu.accelerator) + ": a system of processors alone; its count (" + count(cpu) +
+        ") is of processors, not accelerator chips, and its chip-hours are processor-hours: not like for like.");
+    } else if (!pair.sameScale) {
+      notes.push(title + ": different " + (a.cpu_only ? "CPU" : "chip") + " counts (" + count(a) + " and " + count(b) +
         "; the nearest the two ran): times at different scales are not like for like.");
     }
     if (!pair.sameRound) {
@@ -87,10 +98,21 @@
     link.href = base + row.path;
     td.appendChild(link);
     td.appendChild(document.createElement("br"));
-    td.appendChild(cell("small", benchmarkLabel(row) + ", " + data.rounds[row.round].name + ", " + row.division + " division, " +
-      number(row.chips, 0) + " chips, " + row.availability + "; " + number(row.chip_hours, 1) + " chip-hours, " +
-      usd(row.cost) + " on-demand" + (row.cost_mark ? " (" + row.cost_mark + ")" : "") + "; " + row.submitter +
-      (row.framework ? ", " + row.framework : "")));
+    var said = benchmarkLabel(row) + ", " + data.rounds[row.round].name + ", " + row.division + " division, " +
+      count(row) + ", " + row.availability + "; " + number(row.chip_hours, 1) + " " + hoursUnit(row) + ", ";
+    var who = "; " + row.submitter + (row.framework ? ", " + row.framework : "");
+    if (row.cost !== null && row.cost !== undefined) {
+      td.appendChild(cell("small", said + usd(row.cost) + " on-demand" + (row.cost_mark ? " (" + row.cost_mark + ")" : "") + who));
+    } else {
+      // Why there is no cost, behind the "n/a" itself (keyboard and touch reach it; a title does not).
+      td.appendChild(cell("small", said));
+      var details = document.createElement("details");
+      details.className = "na in-small";
+      details.appendChild(cell("summary", "n/a on-demand"));
+      details.appendChild(cell("p", row.cost_note || "no on-demand price in the catalog"));
+      td.appendChild(details);
+      td.appendChild(cell("small", who));
+    }
     if (!row.verified) {
       td.appendChild(document.createElement("br"));
       var note = cell("small", "Self-reported: Result not verified by MLCommons Association");

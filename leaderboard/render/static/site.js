@@ -85,10 +85,29 @@
     return details;
   }
   function modelsText(models, perMinute) {
-    return models + " models, " + perMinute.toPrecision(4) + " models/min";
+    return number(models, 0) + " model" + (models === 1 ? "" : "s") + ", " + perMinute.toPrecision(4) + " models/min";
   }
-  // One leaderboard row as board.html draws it, from the board's data file.
-  function boardRow(r) {
+  // A system of processors alone (results.cpu_only) counts CPUs, not accelerator chips, and its
+  // chip-hours are processor-hours; the page names the accelerators of such results (a board's
+  // data file gives each row's accelerator id). As macros.html draws them.
+  function countText(chips, cpu) {
+    return number(chips, 3) + (cpu ? " CPU" + (chips === 1 ? "" : "s") : "");
+  }
+  function countWords(chips, cpu) {
+    return number(chips, 3) + (cpu ? " CPU" : " chip") + (chips === 1 ? "" : "s");
+  }
+  function hoursCell(hours, cpu) {
+    var td = element("td", number(hours, 1), "n");
+    if (cpu) {
+      td.appendChild(document.createTextNode(" "));
+      td.appendChild(element("small", "processor-hours", "cpu-unit"));
+    }
+    return td;
+  }
+  // One leaderboard row as board.html draws it, from the board's data file; `cpuParts`: the ids of
+  // the accelerators whose results on the board count processors.
+  function boardRow(r, cpuParts) {
+    var cpu = cpuParts.indexOf(r.accelerator_id) >= 0;
     var tr = document.createElement("tr");
     tr.id = r.entry_id.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
     tr.setAttribute("data-entry", r.entry_id);
@@ -129,9 +148,9 @@
     var accelerator = element("td");
     accelerator.appendChild(link(r.accelerator, r.accelerator_path));
     tr.appendChild(accelerator);
-    tr.appendChild(element("td", number(r.chips, 3), "n"));
+    tr.appendChild(element("td", countText(r.chips, cpu), "n"));
     tr.appendChild(element("td", number(r.minutes, 3), "n"));
-    tr.appendChild(element("td", number(r.chip_hours, 1), "n"));
+    tr.appendChild(hoursCell(r.chip_hours, cpu));
     tr.appendChild(element("td", "", "n cost"));
     var quality = element("td", null, "quality");
     if (r.quality_text === null) quality.appendChild(element("span", "—", "muted"));
@@ -159,13 +178,14 @@
   // A board split over pages: put every row of the board into this page's tables.
   function setupPagedBoard(form) {
     var src = form.dataset.rows;
+    var cpuParts = (form.dataset.cpuAccelerators || "").split(" ").filter(Boolean);
     loadBoard(form.dataset.board, src, function (board) {
       if (board) {
         document.querySelectorAll("section.division").forEach(function (section) {
           var body = section.querySelector("table.board").tBodies[0];
           body.textContent = "";
           board.rows.forEach(function (r) {
-            if (r.division === section.dataset.division) body.appendChild(boardRow(r));
+            if (r.division === section.dataset.division) body.appendChild(boardRow(r, cpuParts));
           });
         });
         document.querySelectorAll("nav.pager").forEach(function (nav) { nav.hidden = true; });
@@ -454,6 +474,9 @@
   function setupCompare(root) {
     root.hidden = false;
     var files = JSON.parse(document.getElementById("board-files").textContent);
+    // The accelerators whose results count processors, not chips (results.cpu_only).
+    var cpuParts = JSON.parse(document.getElementById("cpu-accelerators").textContent);
+    function cpu(row) { return cpuParts.indexOf(row.accelerator_id) >= 0; }
     var select = document.getElementById("compare-board");
     var filter = document.getElementById("compare-filter");
     var list = document.getElementById("compare-list");
@@ -503,7 +526,7 @@
         });
         label.appendChild(box);
         label.appendChild(document.createTextNode(" " + row.submitter + ": " + row.system + " (" + row.division + ", " +
-          number(row.chips, 3) + " chips, " + row.availability + ")"));
+          countWords(row.chips, cpu(row)) + ", " + row.availability + ")"));
         item.appendChild(label);
         list.appendChild(item);
       });
@@ -529,8 +552,12 @@
           return r.model_text || "a model it does not name";
         }).filter(function (m, i, all) { return all.indexOf(m) === i; });
         if (models.length > 1) notes.push("They train different models (" + models.join("; ") + "): their times measure different amounts of work.");
-        var chips = rows.map(function (r) { return r.chips; }).filter(function (c, i, all) { return all.indexOf(c) === i; });
-        if (chips.length > 1) notes.push("They ran at different scales (" + chips.map(function (c) { return number(c, 3); }).join(", ") + " chips): a time at one scale says little about another.");
+        var counts = rows.map(function (r) { return countWords(r.chips, cpu(r)); }).filter(function (c, i, all) { return all.indexOf(c) === i; });
+        if (counts.length > 1) notes.push("They ran at different scales (" + counts.join(", ") + "): a time at one scale says little about another.");
+        // A count of processors is not a count of accelerator chips.
+        if (rows.some(cpu) && !rows.every(cpu)) rows.filter(cpu).forEach(function (r) {
+          notes.push(r.submitter + ": " + r.system + " ran on processors alone: its count (" + countWords(r.chips, true) + ") is of processors (CPUs), not accelerator chips, and its chip-hours are processor-hours.");
+        });
       }
       callouts.textContent = "";
       notes.forEach(function (text) { callouts.appendChild(cell("li", text)); });
@@ -559,9 +586,9 @@
         ["Division", function (r) { return r.division; }],
         ["Availability", function (r) { return r.availability; }],
         ["Accelerator", function (r) { return r.accelerator; }],
-        ["Chips", function (r) { return number(r.chips, 3); }],
+        ["Chips", function (r) { return countText(r.chips, cpu(r)); }],
         ["Minutes", function (r) { return number(r.minutes, 3); }],
-        ["Chip-hours", function (r) { return number(r.chip_hours, 1); }]
+        ["Chip-hours", function (r) { return number(r.chip_hours, 1) + (cpu(r) ? " processor-hours" : ""); }]
       ];
       TIERS.forEach(function (tier) {
         fields.push(["Cost (" + tier + ")", function (r) {
