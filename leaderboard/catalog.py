@@ -188,12 +188,26 @@ class TrainingCompute:
 
 @dataclass(frozen=True)
 class Override:
-    """A result the plausibility check lets through: why, and who approved it."""
+    """A result the plausibility check lets through: why, who approved it, and for which numbers
+    (`approved_for`: accelerator, chips, minutes), so that an edit of them is not let through too."""
 
     entry_id: str
     reason: str
     approved_by: str
+    approved_for: tuple[str, float, float]  # (accelerator, chips, minutes)
     approved_on: str | None = None
+
+    def covers(self, row: dict) -> bool:
+        """Whether the result `row` gives the numbers the override was approved for."""
+        return (row["accelerator"], float(row["chips"]), float(row["minutes"])) == self.approved_for
+
+    def approved_text(self) -> str:
+        accelerator, chips, minutes = self.approved_for
+        return f"{chips:g} {accelerator} chips in {minutes:g} minutes"
+
+
+def _approved_for(numbers: dict) -> tuple[str, float, float]:
+    return numbers["accelerator"], float(numbers["chips"]), float(numbers["minutes"])
 
 
 @dataclass(frozen=True)
@@ -375,7 +389,10 @@ def load_catalog(directory: Path) -> Catalog:
         catalog.organizations = organizations.from_data(content)
         catalog.problems += organizations.problems(doc, content)
     if OVERRIDES_FILE in data:
-        catalog.plausibility_overrides = {i["entry_id"]: Override(**i) for i in data[OVERRIDES_FILE][1]["overrides"]}
+        catalog.plausibility_overrides = {
+            i["entry_id"]: Override(**{**i, "approved_for": _approved_for(i["approved_for"])})
+            for i in data[OVERRIDES_FILE][1]["overrides"]
+        }
     catalog.problems += _cross_check(catalog, data)
     if ARCHIVES_FILE in data:
         doc, content = data[ARCHIVES_FILE]

@@ -38,6 +38,7 @@ OVERRIDE = f"""\
   - entry_id: published/tyche-labs/gpt-3-fast
     reason: Our optimizer trains GPT-3 in an hour.
     approved_by: "{APPROVER}"
+    approved_for: {{accelerator: h100-sxm5-80gb, chips: 8, minutes: 60}}
 """
 NOT_YET = "which applies only once a code owner has merged it"
 

@@ -167,7 +167,13 @@ def test_a_models_compute_is_found_by_its_name_case_and_separators_aside(name, f
 def test_an_override_lets_a_finding_through_and_keeps_it():
     floor = ComputeFloor(PEAK, 1, 1, 1e20, "test")
     assert Verdict("a", "f", None, floor).fails
-    overridden = Verdict("a", "f", None, floor, Override("a", "measured twice, logs attached", "maintainer"))
+    overridden = Verdict(
+        "a",
+        "f",
+        None,
+        floor,
+        Override("a", "measured twice, logs attached", "maintainer", ("h100-sxm5-80gb", 8.0, 1.0)),
+    )
     assert not overridden.fails and overridden.findings
 
 
@@ -476,6 +482,7 @@ def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(r
         + "  - entry_id: mlperf-training-v4.0/fast-labs/bert-8\n"
         + "    reason: a new algorithm, reproduced by the maintainers on our hardware\n"
         + "    approved_by: some-maintainer\n"
+        + "    approved_for: {accelerator: h100-sxm5-80gb, chips: 8, minutes: 0.053}\n"
     )
     git(repo, "commit", "-qam", "override, merged by a maintainer")
     git(repo, "checkout", "-q", "-b", "pr-after-the-override")
@@ -491,6 +498,35 @@ def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(r
     assert "### Let through by a plausibility override" in markdown.out
 
 
+def test_an_override_lets_through_only_the_numbers_it_was_approved_for(repo):
+    """Merged with its result, an override stays: a later edit of the result's minutes (three
+    times faster) is not let through by it, and says what the override was approved for."""
+    git(repo, "checkout", "-q", "main")
+    overrides = repo / "catalog" / "plausibility-overrides.yaml"
+    overrides.write_text(
+        overrides.read_text()
+        + "  - entry_id: mlperf-training-v4.0/fast-labs/bert-8\n"
+        + "    reason: a new algorithm, reproduced by the maintainers on our hardware\n"
+        + "    approved_by: some-maintainer\n"
+        + "    approved_for: {accelerator: h100-sxm5-80gb, chips: 8, minutes: 0.053}\n"
+    )
+    path = repo / "submissions" / "mlperf-training-v4.0" / "fast-labs" / "bert-8.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(BERT)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the result and its override, merged by a maintainer")
+    git(repo, "checkout", "-q", "-b", "pr-edits-the-result")
+    submit(repo, "mlperf-training-v4.0/fast-labs/bert-8.yaml", BERT.replace("minutes: 0.053", "minutes: 0.0183"))
+    result = run_cli("check-pr", "--base", "main", cwd=repo)
+    assert result.code == 1, result.out
+    assert "let through" not in result.out
+    assert (
+        "the override in catalog/plausibility-overrides.yaml was approved for 8 h100-sxm5-80gb chips in 0.053 "
+        "minutes, and this result gives 8 h100-sxm5-80gb chips in 0.0183 minutes: it applies again once a code "
+        "owner approves it for these numbers (its approved_for)"
+    ) in result.out
+
+
 def test_an_override_without_a_reason_or_approver_is_refused(repo):
     overrides = repo / "catalog" / "plausibility-overrides.yaml"
     overrides.write_text(overrides.read_text() + "  - entry_id: mlperf-training-v4.0/fast-labs/bert-8\n")
@@ -499,6 +535,7 @@ def test_an_override_without_a_reason_or_approver_is_refused(repo):
     assert result.code == 1
     assert "catalog/plausibility-overrides.yaml:" in result.out
     assert "missing required field 'reason'" in result.out and "missing required field 'approved_by'" in result.out
+    assert "missing required field 'approved_for'" in result.out
 
 
 @pytest.mark.parametrize(
@@ -507,3 +544,16 @@ def test_an_override_without_a_reason_or_approver_is_refused(repo):
 )
 def test_a_ratio_just_over_one_keeps_its_digits(ratio, shown):
     assert _times(ratio) == shown
+
+
+def test_every_shipped_override_covers_its_result_as_shipped():
+    """An override approved for other numbers than its result's (a re-import that changed them)
+    would silently stop applying: each shipped one covers its result."""
+    catalog_dir = ROOT / "catalog"
+    overrides = yaml.safe_load((catalog_dir / "plausibility-overrides.yaml").read_text())["overrides"]
+    files = [ROOT / "submissions" / f"{o['entry_id']}.yaml" for o in overrides]
+    result = validate_paths(files, catalog_dir)
+    assert result.ok, result.problems[:3]
+    rows = {r["entry_id"]: r for r in table_rows(result.entries, result.catalog).results}
+    for entry_id, override in result.catalog.plausibility_overrides.items():
+        assert override.covers(rows[entry_id]), (entry_id, override.approved_for)

@@ -346,18 +346,31 @@ def check(
             continue
         group = by_group.get((row["benchmark"], row["accelerator"], row["division"]), [])
         verified_of_benchmark = by_benchmark.get(row["benchmark"], [])
+        override = trusted.plausibility_overrides.get(row["entry_id"])
         verdicts.append(
             Verdict(
                 row["entry_id"],
                 row["file"],
                 per_chip(row, group),
                 compute_floor(row, verified_of_benchmark, trusted),
-                trusted.plausibility_overrides.get(row["entry_id"]),
+                override if override is not None and override.covers(row) else None,
                 not_compared(row, group, verified_of_benchmark, trusted),
-                not_applied(row, verified_of_benchmark, catalog, trusted) if base is not None else (),
+                (not_applied(row, verified_of_benchmark, catalog, trusted) if base is not None else ())
+                + uncovered(row, override),
             )
         )
     return verdicts
+
+
+def uncovered(row: dict, override: Override | None) -> tuple[str, ...]:
+    """Why an override does not let `row` through: it was approved for other numbers."""
+    if override is None or override.covers(row):
+        return ()
+    given = f"{row['chips']:g} {row['accelerator']} chips in {row['minutes']:g} minutes"
+    return (
+        f"the override in {OVERRIDES} was approved for {override.approved_text()}, and this result gives "
+        f"{given}: it applies again once a code owner approves it for these numbers (its approved_for)",
+    )
 
 
 def not_compared(
