@@ -206,6 +206,17 @@ class Override:
         return f"{chips:g} {accelerator} chips in {minutes:g} minutes"
 
 
+def _manifests(catalog: Catalog, directory: Path, folder: str) -> dict[str, str]:
+    """The importers' manifests of `folder` (manifest.load); one that cannot be read is a problem."""
+    try:
+        return manifest.load(directory, folder)
+    except manifest.UnreadableManifest as error:
+        hint = "check it out byte for byte as committed: no .gitattributes rule (working-tree-encoding, eol) may rewrite it"
+        catalog.problems.append(Problem(str(error.path), None, None, "$", error.reason, hint))
+        catalog.unread.append(str(error.path))
+        return {}
+
+
 def _approved_for(numbers: dict) -> tuple[str, float, float]:
     return numbers["accelerator"], float(numbers["chips"]), float(numbers["minutes"])
 
@@ -399,8 +410,8 @@ def load_catalog(directory: Path) -> Catalog:
         catalog.archives = archives.from_data(content)
         with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
         catalog.problems += archives.cross_check(doc, content, with_logs)
-    catalog.verified = manifest.load(directory)
-    catalog.imported = manifest.load(directory, "imported")
+    catalog.verified = _manifests(catalog, directory, manifest.FOLDER)
+    catalog.imported = _manifests(catalog, directory, "imported")
     catalog.skipped, problems = load_skipped(directory)
     catalog.problems += problems + [
         Problem(str(skipped_path(directory, r)), 1, 1, "$", f"no round {r!r} in rounds.yaml", SKIPPED_HINT)

@@ -14,6 +14,7 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.files import SUFFIXES, load
 from leaderboard.normalize import cost_marks, rank_metric
+from leaderboard.organizations import canonical_names, name_key
 from leaderboard.problems import Problem
 from leaderboard.review import catalog_effect, changes, closed, neighbours, plausibility
 from leaderboard.rows import UNRANKED_REASONS, table_rows
@@ -207,7 +208,7 @@ def check_pull_request(
     result.previews = [
         preview(row, rows, status[row["file"]], validation.catalog) for row in rows if row["file"] in touched
     ]
-    result.speaks_for = _under_known_submitters(repo, merge_base, submissions, rows, status)
+    result.speaks_for = _under_known_submitters(repo, merge_base, submissions, rows, status, validation.catalog)
     # The check's own inputs (overrides, compute figures) are the merge base's: a pull request cannot vouch for itself.
     base = catalog_effect.base_catalog_files(repo, merge_base, catalog, plausibility.TRUSTED_FILES)
     result.plausibility = plausibility.check(rows, [p.entry_id for p in result.previews], validation.catalog, base)
@@ -218,17 +219,24 @@ def check_pull_request(
 
 
 def _under_known_submitters(
-    repo: Path, merge_base: str, submissions: str, rows: list[dict], status: dict[str, str]
+    repo: Path, merge_base: str, submissions: str, rows: list[dict], status: dict[str, str], catalog: Catalog
 ) -> list[tuple[str, str]]:
-    """(file, submitter) of each result the pull request adds in a submitter's folder that already
-    holds results at the merge base, in any round: anyone can write NVIDIA as a submitter, so a
-    maintainer confirms the author speaks for it, as for an edit of its results."""
+    """(file, submitter) of each result the pull request adds under a submitter already on the
+    boards: its folder, its name or its organization (without case, spaces or punctuation:
+    `GoogleAI`, `G.oogle`) that of a submitter folder at the merge base, or a name or alias of
+    catalog/organizations.yaml. Anyone can write NVIDIA as a submitter, so a maintainer confirms
+    the author speaks for it, as for an edit of its results."""
     listed = _git(repo, "ls-tree", "-r", "--name-only", merge_base, "--", f"{submissions}/")
-    known = {Path(name).parts[2] for name in listed.splitlines() if len(Path(name).parts) > 3}
+    folders = {Path(name).parts[2] for name in listed.splitlines() if len(Path(name).parts) > 3}
+    known = {name_key(folder) for folder in folders} | set(canonical_names(catalog.organizations))
+
+    def known_submitter(row: dict) -> bool:
+        in_folder = Path(row["file"]).parts[2:3]
+        names = (row["submitter"], row.get("organization") or "")
+        return bool(in_folder) and in_folder[0] in folders or any(name_key(name) in known for name in names)
+
     return [
-        (row["file"], row["submitter"])
-        for row in rows
-        if status.get(row["file"]) == "added" and Path(row["file"]).parts[2:3] and Path(row["file"]).parts[2] in known
+        (row["file"], row["submitter"]) for row in rows if status.get(row["file"]) == "added" and known_submitter(row)
     ]
 
 

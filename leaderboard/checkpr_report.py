@@ -203,8 +203,7 @@ def as_markdown(check: PullRequestCheck) -> str:
     out = [MARKER, "## Leaderboard check", "", _summary(check) + "."]
     out += ["", NO_SUBMISSION_CHANGES] if _no_submission_changes(check) else []
     review_first, other_paths = changes.markdown_lines(check.paths, _cell)
-    out += review_first
-    if check.catalog_effect is not None:  # what a catalog change moves: right below its paths
+    if check.catalog_effect is not None:  # what a catalog change moves: first, whatever else changes
         out += catalog_effect.markdown_lines(check.catalog_effect, check.base, _cell)
     existing = _existing(check)
     if existing:
@@ -246,6 +245,7 @@ def as_markdown(check: PullRequestCheck) -> str:
         for p in problems:
             message = p.message + (f" (hint: {p.hint})" if p.hint else "")
             out.append(f"| {_code(p.file)} | {p.line} | {_code(p.json_path)} | {_cell(message)} |")
+    out += review_first  # at most PATHS_LISTED rows, the catalog's files first
     if check.misplaced:
         out += [
             "",
@@ -337,7 +337,8 @@ def _within_limit(lines: list[str], limit: int = COMMENT_LIMIT) -> str:
     left = len(lines) - len(kept)
     note = (
         f"**This comment is cut short**: {left:,} more lines ({len(text) - size:,} characters) do not fit in a "
-        f"comment. Every path needing a code owner, a catalog change's effect and every problem come first, "
-        f"above. Run `leaderboard check-pr` on the branch to read all of it."
+        "comment. A catalog change's effect, the changes to results already on the boards, the problems and "
+        "the paths a code owner reviews come first, in that order. Run `leaderboard check-pr` on the branch "
+        "to read all of it."
     )
     return "\n".join([*kept, "", note]) + "\n"

@@ -65,19 +65,42 @@ def write(
     return atomic.write_text(target, buffer.getvalue())
 
 
+class UnreadableManifest(ValueError):
+    """A manifest that is not UTF-8 CSV with entry_id and sha256 columns (re-encoded on checkout
+    by a .gitattributes working-tree-encoding rule, say)."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
 def read_rows(path: Path) -> list[dict]:
-    """A manifest's rows, as written (no rows when the file is absent)."""
+    """A manifest's rows, as written (no rows when the file is absent). Raises UnreadableManifest."""
     if not Path(path).is_file() or Path(path).is_symlink():
         return []  # a link is never followed (load_catalog reports it)
-    with Path(path).open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    try:
+        with Path(path).open(encoding="utf-8", newline="") as handle:
+            return list(csv.DictReader(handle))
+    except UnicodeDecodeError as error:
+        raise UnreadableManifest(
+            path, f"not UTF-8 text (byte {error.object[error.start]:#04x} at {error.start})"
+        ) from None
 
 
 def load(catalog_dir: Path, folder: str = FOLDER) -> dict[str, str]:
-    """Every manifest's entry id -> file digest (of one folder: verified/ unless told)."""
+    """Every manifest's entry id -> file digest (of one folder: verified/ unless told). Raises
+    UnreadableManifest for a file that is not a manifest as the importer writes it."""
     where = Path(catalog_dir) / folder
     paths = sorted(where.glob("*.csv")) if where.is_dir() and not where.is_symlink() else []
-    return {item["entry_id"]: item["sha256"] for path in paths for item in read_rows(path)}
+    found = {}
+    for path in paths:
+        for item in read_rows(path):
+            if not item.get("entry_id") or not item.get("sha256"):
+                raise UnreadableManifest(
+                    path, "a row without entry_id or sha256: not a manifest as the importer writes it"
+                )
+            found[item["entry_id"]] = item["sha256"]
+    return found
 
 
 # ---- files whose bytes are not their digest's -------------------------------------------------

@@ -18,7 +18,7 @@ logs) are round numbers that two unrelated runs can share: such results match on
 accelerator, chip count and model too (`typed`).
 
 Run times typed from a paper that equal, to a third of a second each (TYPED_TOLERANCE), those
-some family recomputed from logs holds are those logs' runs, whatever the typed result's family,
+(or some of those) some family recomputed from logs holds are those logs' runs, whatever the typed result's family,
 benchmark or hardware: a published run that copies an MLPerf result's run times is a
 republication of that result (log times to the millisecond are not round numbers two runs share).
 
@@ -87,24 +87,29 @@ def republished_from(publications: Iterable[Publication]) -> dict[str, str]:
 def _typed_copies(publications: Sequence[Publication], found: dict[str, str]) -> dict[str, str]:
     """Typed results whose run times are (within TYPED_TOLERANCE each) a logged result's, whatever
     their family: entry id -> the logged result's first publication."""
-    logged: dict[int, list[tuple[tuple[float, ...], Publication]]] = {}
+    logged: list[tuple[tuple[float, ...], Publication]] = []
     typed = []
     for pub in publications:
         times = run_times(pub.runs_minutes)
         if times is None:
             continue
-        if pub.typed:
-            typed.append((times, pub))
-        else:
-            logged.setdefault(len(times), []).append((times, pub))
+        (typed if pub.typed else logged).append((times, pub))
     copies = {}
     for times, pub in typed:
-        matches = [
-            other
-            for other_times, other in logged.get(len(times), [])
-            if all(abs(a - b) <= TYPED_TOLERANCE for a, b in zip(times, other_times, strict=True))
-        ]
+        matches = [other for other_times, other in logged if _within(times, other_times)]
         if matches:
             first = min(matches, key=lambda p: (p.round_date, p.round, not p.energy, p.entry_id))
             copies[pub.entry_id] = found.get(first.entry_id, first.entry_id)
     return copies
+
+
+def _within(typed: tuple[float, ...], logged: tuple[float, ...]) -> bool:
+    """Whether every typed run time is one of the logged ones (each within TYPED_TOLERANCE, each
+    logged run used once): a copy of all of a result's runs, or of some of them. Both sorted."""
+    if len(typed) > len(logged):
+        return False
+    i = 0
+    for time in logged:
+        if i < len(typed) and abs(typed[i] - time) <= TYPED_TOLERANCE:
+            i += 1
+    return i == len(typed)

@@ -319,7 +319,7 @@ results = sa.Table(
         "and benchmark with the same run times (every successful run's minutes, two or more; identical logs, or "
         "logs that differ only in their headers; a weak-scaling result, which has no run times: the same chips, "
         "number of models and minutes); or, for run times typed from a paper (a published run), a logged result "
-        "of any kind and benchmark whose run times they equal to a third of a second each. The earliest round wins, so a chain points to its first. Of twins in "
+        "of any kind and benchmark whose run times (all or some) they equal to a third of a second each. The earliest round wins, so a chain points to its first. Of twins in "
         "one round (the same runs filed twice), the one that measured its energy, else the smaller entry_id, is "
         "the first publication and the other points to it. Listed on its own round's board, never ranked there, never a record or 'best' (it ranks where first "
         "published). NULL for a first publication.",

@@ -14,7 +14,7 @@ from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import Document, load
 from leaderboard.identity import name_key, paper_key
-from leaderboard.normalize import slug
+from leaderboard.normalize import chips, slug
 from leaderboard.problems import Problem
 
 DUPLICATE = "duplicate entry"  # how every message about two files holding one entry starts
@@ -118,18 +118,24 @@ def paper_and_model(data: dict, catalog: Catalog) -> tuple[str, str] | None:
     return paper, model_key(data)
 
 
-def notes_tell_apart(first: dict, second: dict) -> bool:
+def notes_tell_apart(first: dict, second: dict, catalog: Catalog) -> bool:
     """Two runs of one paper and model are two entries when each says in source.note how it
     differs, and the notes differ, and so does what they measured: the same part, chip count and
     minutes are one run, whatever the notes say (a copy under another system name and note)."""
     notes = [" ".join(str(d["source"].get("note") or "").casefold().split()) for d in (first, second)]
-    return all(notes) and notes[0] != notes[1] and measured(first) != measured(second)
+    return all(notes) and notes[0] != notes[1] and measured(first, catalog) != measured(second, catalog)
 
 
-def measured(data: dict) -> tuple:
-    """What a published run measured: its part, how many of them, and its minutes."""
+def measured(data: dict, catalog: Catalog) -> tuple:
+    """What a published run measured: its part, how many chips (however counted: 16 devices of
+    4 chips are 64 chips), and its minutes."""
     system = data["system"]
-    return (system["accelerator"], system["count"], system.get("unit", "chip"), data["result"]["minutes"])
+    accelerator = catalog.accelerators.get(system["accelerator"])
+    try:
+        count = chips(system["count"], system.get("unit", "chip"), accelerator) if accelerator else system["count"]
+    except ValueError:  # a unit the part is not counted in: reported by validate
+        count = system["count"]
+    return (system["accelerator"], float(count), float(data["result"]["minutes"]))
 
 
 def set_aside_duplicates(
@@ -157,10 +163,10 @@ def set_aside_duplicates(
         if key is None:
             continue
         for other in papers.get(key, []):
-            if not notes_tell_apart(other.data, entry.data):
+            if not notes_tell_apart(other.data, entry.data, catalog):
                 what = "a published run from the same paper (source.url) with the same model"
                 hint = "if it is another run, say in the source.note of each how it differs; else keep one file"
-                if measured(other.data) == measured(entry.data):
+                if measured(other.data, catalog) == measured(entry.data, catalog):
                     what += ", on the same part, chip count and minutes"
                     hint = "the two measured the same, so they are one run whatever their notes say: keep one file"
                 pairs.append((other, entry, what, hint))

@@ -102,6 +102,16 @@ def test_a_working_tree_encoding_rule_fails_naming_the_gitattributes_change(repo
     )
 
 
+def test_a_manifest_re_encoded_on_checkout_is_a_named_problem_not_an_internal_error(repo):
+    add_attributes(repo, f"catalog/verified/{ROUND}.csv working-tree-encoding=UTF-16LE-BOM\n")
+    clone = checkout(repo)
+    assert (clone / "catalog" / "verified" / f"{ROUND}.csv").read_bytes()[:2] == b"\xff\xfe"
+    result = check(clone)
+    assert result.code == 1 and "internal error" not in result.err, result.err
+    assert f"catalog/verified/{ROUND}.csv:1:1: $: not UTF-8 text (byte 0xff at 0)" in result.out
+    assert "no .gitattributes rule (working-tree-encoding, eol) may rewrite it" in result.out
+
+
 def test_a_file_edited_where_git_looks_away_fails_without_a_gitattributes_change(repo):
     target = repo / "submissions" / f"{VERIFIED}.yaml"
     target.write_bytes(target.read_bytes().replace(b"\n", b"\n# edited\n", 1))

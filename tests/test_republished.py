@@ -94,9 +94,13 @@ OTHER = (10.5, 10.25, 11.5)
         ([pub("a", "v2.0", LOGGED), typed("p", LOGGED)], {"p": "a"}),
         ([pub("a", "v2.0", LOGGED), typed("p", (10.67, 9.99, 9.97))], {"p": "a"}),
         ([pub("a", "v2.0", LOGGED), pub("b", "v2.1", LOGGED), typed("p", LOGGED)], {"b": "a", "p": "a"}),
-        # Off by more than a third of a second in one run, or a run fewer: another result.
+        # Some of its runs copied (two or more of them) are its runs too...
+        ([pub("a", "v2.0", LOGGED), typed("p", LOGGED[:2])], {"p": "a"}),
+        ([pub("a", "v2.0", LOGGED), typed("p", (LOGGED[0], LOGGED[2]))], {"p": "a"}),
+        # ...but not one off by more than a third of a second, nor more runs than it has.
         ([pub("a", "v2.0", LOGGED), typed("p", (10.6738, 9.99455, 9.98))], {}),
-        ([pub("a", "v2.0", LOGGED), typed("p", LOGGED[:2])], {}),
+        ([pub("a", "v2.0", LOGGED), typed("p", (*LOGGED, 9.5))], {}),
+        ([pub("a", "v2.0", LOGGED), typed("p", (LOGGED[0], LOGGED[0]))], {}),  # one run used twice
         # Logged results of two families never match each other on this looser rule.
         ([pub("a", "v2.0", LOGGED), pub("b", "v2.1", (10.67, 9.99, 9.97), kind="mlperf-hpc")], {}),
         ([], {}),

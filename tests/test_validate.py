@@ -676,7 +676,7 @@ def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_
     paper = PUBLISHED.replace(
         '  citation: Acme Labs, "Training Acme-LM", 2019.\n', "  url: http://arxiv.org/pdf/1901.00001v2\n"
     )
-    other_system = paper.replace("16 Cloud TPU v3", "64 TPU v3 chips").replace("count: 16", "count: 64")
+    other_system = paper.replace("16 Cloud TPU v3", "128 TPU v3 chips").replace("count: 16", "count: 128")
     other_system = other_system.replace("unit: device", "unit: chip").replace(
         "url: http://arxiv.org/pdf/1901.00001v2", "url: https://arxiv.org/abs/1901.00001"
     )
@@ -689,7 +689,7 @@ def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_
     assert f"{folder}/acme-lm-2.yaml:1:1: $: {same} {folder}/acme-lm.yaml (hint: if it is another run" in result.out
     assert f"{folder}/acme-lm.yaml:1:1: $: {same} {folder}/acme-lm-2.yaml" in result.out
     # one note is not enough: the first file does not say it is another run
-    noted = other_system + "  note: Section 5, the same model trained again on 64 chips.\n"
+    noted = other_system + "  note: Section 5, the same model trained again on 128 chips.\n"
     place(empty_project, noted, round_="published", name="acme-lm-2.yaml")
     assert run_cli("validate", cwd=empty_project).code == 1
     place(empty_project, paper + "  note: Section 4, the first run.\n", round_="published", name="acme-lm.yaml")
@@ -705,6 +705,15 @@ def test_the_same_published_run_twice_is_a_duplicate_unless_the_notes_tell_them_
     place(empty_project, copy + "  note: from the model card\n", round_="published", name="acme-lm-copy.yaml")
     result = run_cli("validate", cwd=empty_project)
     assert result.code == 1
+    # the same 16 TPU v3 devices counted as their 64 chips are the same measurement too
+    as_chips = copy.replace("count: 16", "count: 64").replace("unit: device", "unit: chip")
+    place(empty_project, as_chips + "  note: from the model card\n", round_="published", name="acme-lm-chips.yaml")
+    chips_result = run_cli("validate", cwd=empty_project)
+    assert (
+        "acme-lm-chips.yaml:1:1: $: duplicate entry:" in chips_result.out
+        and "same part, chip count" in chips_result.out
+    )
+    (empty_project / "submissions/published/acme-labs/acme-lm-chips.yaml").unlink()
     assert (
         f"{folder}/acme-lm-copy.yaml:1:1: $: {same[:-3]}, on the same part, chip count and minutes as "
         f"{folder}/acme-lm.yaml (hint: the two measured the same, so they are one run whatever their notes say: "

@@ -39,6 +39,7 @@ from leaderboard.verification import shown
 
 LARGEST = 10  # the moves listed, by relative change of on-demand cost
 COMPUTE_LISTED = 40  # the compute figures changed that the comment and annotations list; the text lists all
+DETAILS_LISTED = 120  # the comment's lines of warnings, records and prices changed; the text lists all
 # A new price below a third or above three times the median of its part's other prices of the
 # same tier (per chip-hour, or per chip for purchase) is flagged for the reviewer, not failed:
 # real prices spread that far too (34 of the 827 shipped ones, against the others: marketplaces,
@@ -331,16 +332,16 @@ def _amount(price: Price, catalog: Catalog) -> float | None:
 def far_prices(added: Sequence[Price], catalog: Catalog, factor: float = FAR_FACTOR) -> list[FarPrice]:
     """The added prices below 1/factor or above factor times the median of the same part's other
     prices of the same tier (hourly prices compared per chip-hour)."""
+    new = set(added)  # thousands of added prices: each compared with its part's others, not with all
+    kept: dict[tuple[str, str], list[float]] = {}
+    for p in catalog.prices:
+        a = _amount(p, catalog) if p not in new else None
+        if a is not None and math.isfinite(a):
+            kept.setdefault((p.accelerator, p.tier), []).append(a)
     found = []
     for price in added:
         amount = _amount(price, catalog)
-        others = [
-            a
-            for p in catalog.prices
-            if p.accelerator == price.accelerator and p.tier == price.tier and p is not price and p not in added
-            for a in [_amount(p, catalog)]
-            if a is not None and math.isfinite(a)
-        ]
+        others = kept.get((price.accelerator, price.tier), [])
         if amount is None or not others:
             continue
         median = statistics.median(others)
@@ -588,10 +589,14 @@ def markdown_lines(effect: CatalogEffect, base: str, cell: Callable[[str], str])
             f"{cell(_factor(m))} | {_rank(m.rank_before)} → {_rank(m.rank_after)} |"
             for m in effect.largest
         ]
-    details = record_lines(effect, COMPUTE_LISTED)
-    details += price_lines(effect.prices_added, effect.prices_removed)
-    details += [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
+    # The warnings first; a price file of thousands of rows is counted past DETAILS_LISTED lines.
+    details = [f"⚠️ price far from its part's other prices: {_far(f)}" for f in effect.far_prices]
     details += [f"⚠️ price anomaly: {_anomaly(a)}" for a in effect.price_anomalies]
+    details += record_lines(effect, COMPUTE_LISTED)
+    details += price_lines(effect.prices_added, effect.prices_removed)
+    if len(details) > DETAILS_LISTED:
+        left = len(details) - DETAILS_LISTED
+        details = details[:DETAILS_LISTED] + [f"{left:,} more lines: check-pr's text output lists every one"]
     if details:
         out += [""] + [f"- {cell(line)}" for line in details]
     return out

@@ -59,10 +59,15 @@ class ChangedPath:
         return self.kind in NEEDS_REVIEW
 
 
+def _read_as_data(name: str) -> bool:
+    """Whether the catalog loader reads the path as one of its files (catalog/prices-x.yaml)."""
+    parts = name.split("/")
+    return len(parts) == 2 and parts[0] == "catalog" and catalog_name(Path(name)) is not None
+
+
 def path_kind(name: str) -> str:
     """The kind of a repository path ('leaderboard/rows.py' -> 'code')."""
-    parts = name.split("/")
-    if len(parts) == 2 and parts[0] == "catalog" and catalog_name(Path(name)) not in (None, "site"):
+    if _read_as_data(name) and catalog_name(Path(name)) != "site":
         return "catalog"
     for kind, patterns in PATH_KINDS:
         if any(fnmatchcase(name, pattern) for pattern in patterns):
@@ -186,10 +191,16 @@ def github_lines(
     return first, rest
 
 
+# Rows of each path table in the comment: past them, the rest is counted by kind (a pull request
+# padded with hundreds of paths cannot push what follows out of a comment GitHub cuts).
+PATHS_LISTED = 40
+
+
 def markdown_lines(paths: list[ChangedPath], cell: Callable[[str], str]) -> tuple[list[str], list[str]]:
-    """(the section needing a code owner's review, under a heading that cannot be missed; the
-    section of other changed paths); `cell` escapes text for a table cell."""
-    review = [p for p in paths if p.needs_review]
+    """(the section needing a code owner's review, under a heading that cannot be missed, the
+    catalog's files first; the section of other changed paths), each listing at most PATHS_LISTED
+    paths and counting the rest by kind; `cell` escapes text for a table cell."""
+    review = sorted((p for p in paths if p.needs_review), key=lambda p: (not _read_as_data(p.file), p.file))
     others = [p for p in paths if not p.needs_review]
     first: list[str] = []
     if review:
@@ -205,12 +216,25 @@ def markdown_lines(paths: list[ChangedPath], cell: Callable[[str], str]) -> tupl
             "| path | kind | change |",
             "|---|---|---|",
         ]
-        first += [_row(p, cell) for p in review]
+        first += _rows(review, cell)
     rest: list[str] = []
     if others:
         rest = ["", "### Other changed paths outside submissions/", "", "| path | kind | change |", "|---|---|---|"]
-        rest += [_row(p, cell) for p in others]
+        rest += _rows(others, cell)
     return first, rest
+
+
+def _rows(paths: list[ChangedPath], cell: Callable[[str], str]) -> list[str]:
+    """A table row for each of the first PATHS_LISTED paths, then one counting the others by kind."""
+    rows = [_row(p, cell) for p in paths[:PATHS_LISTED]]
+    left = paths[PATHS_LISTED:]
+    if left:
+        kinds: dict[str, int] = {}
+        for p in left:
+            kinds[p.kind] = kinds.get(p.kind, 0) + 1
+        counted = ", ".join(f"{kind} {count:,}" for kind, count in sorted(kinds.items()))
+        rows.append(f"| {len(left):,} more paths | {cell(counted)} | (`leaderboard check-pr` lists every one) |")
+    return rows
 
 
 def _row(path: ChangedPath, cell: Callable[[str], str]) -> str:
