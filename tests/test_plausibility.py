@@ -472,9 +472,8 @@ def test_a_result_with_nothing_to_compare_with_passes_and_says_so(repo):
     assert "### Plausibility: what each result was compared with" in markdown
 
 
-def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(repo):
-    # The override is merged first, on its own (one in the same pull request does not apply:
-    # test_checkpr_trusted_inputs.py).
+def _override_on_main(repo: Path) -> None:
+    """On main, the override of BERT on 8 H100s (the file written, not committed)."""
     git(repo, "checkout", "-q", "main")
     overrides = repo / "catalog" / "plausibility-overrides.yaml"
     overrides.write_text(
@@ -484,6 +483,12 @@ def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(r
         + "    approved_by: some-maintainer\n"
         + "    approved_for: {accelerator: h100-sxm5-80gb, chips: 8, minutes: 0.053}\n"
     )
+
+
+def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(repo):
+    # The override is merged first, on its own (one in the same pull request does not apply:
+    # test_checkpr_trusted_inputs.py).
+    _override_on_main(repo)
     git(repo, "commit", "-qam", "override, merged by a maintainer")
     git(repo, "checkout", "-q", "-b", "pr-after-the-override")
     submit(repo, "mlperf-training-v4.0/fast-labs/bert-8.yaml", BERT)
@@ -501,15 +506,7 @@ def test_an_override_lets_it_through_but_the_comparison_and_reason_are_printed(r
 def test_an_override_lets_through_only_the_numbers_it_was_approved_for(repo):
     """Merged with its result, an override stays: a later edit of the result's minutes (three
     times faster) is not let through by it, and says what the override was approved for."""
-    git(repo, "checkout", "-q", "main")
-    overrides = repo / "catalog" / "plausibility-overrides.yaml"
-    overrides.write_text(
-        overrides.read_text()
-        + "  - entry_id: mlperf-training-v4.0/fast-labs/bert-8\n"
-        + "    reason: a new algorithm, reproduced by the maintainers on our hardware\n"
-        + "    approved_by: some-maintainer\n"
-        + "    approved_for: {accelerator: h100-sxm5-80gb, chips: 8, minutes: 0.053}\n"
-    )
+    _override_on_main(repo)
     path = repo / "submissions" / "mlperf-training-v4.0" / "fast-labs" / "bert-8.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(BERT)
