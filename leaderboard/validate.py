@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import bounds, known_ids, manifest, schemas
+from leaderboard import bounds, known_ids, manifest, schemas, workers
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
@@ -299,7 +299,8 @@ def _check_all(
     context = multiprocessing.get_context("fork")
     chunk = max(1, min(256, len(paths) // (workers * 8)))
     # A worker that dies (killed for memory, say) breaks the pool: an error, never a hang.
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(catalog, today)) as pool:
+    started = (catalog, today, os.getpid())
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=started) as pool:
         try:
             for outcome in pool.map(_check_in_worker, paths, chunksize=chunk):
                 yield outcome
@@ -330,8 +331,9 @@ def _check_one(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | No
 _worker: tuple[Catalog, dt.date] | None = None
 
 
-def _start_worker(catalog: Catalog, today: dt.date) -> None:
+def _start_worker(catalog: Catalog, today: dt.date, parent: int) -> None:
     global _worker
+    workers.end_with(parent)  # a killed build leaves no worker behind
     _worker = (catalog, today)
     gc.enable()  # the parent pauses its collector; a worker's garbage is its own
     gc.freeze()  # what the worker inherited is never garbage: the collector skips it

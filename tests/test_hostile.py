@@ -416,6 +416,52 @@ def test_a_killed_builds_forked_workers_do_not_keep_the_lock(tmp_path):
         os.kill(worker, signal.SIGKILL)
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue
+        if f"PPid:\t{pid}" in lines:
+            found.append(int(status.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in state
+
+
+def test_a_killed_build_leaves_no_worker_behind(project):
+    """The validation workers a build forks end with it when it is killed (they would otherwise
+    wait forever on a pipe they hold themselves)."""
+    build = subprocess.Popen(
+        [sys.executable, "-m", "leaderboard", "build", "-q", "--jobs", "2"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers = []
+    while not workers and time.monotonic() < deadline and build.poll() is None:
+        workers = _children(build.pid)
+        time.sleep(0.02)
+    assert workers, "no worker process seen"
+    build.send_signal(signal.SIGKILL)
+    build.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, f"workers left behind: {left}"
+
+
 def test_two_builds_started_at_once_do_not_corrupt_each_other(project):
     runs = [
         subprocess.Popen(
