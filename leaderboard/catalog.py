@@ -194,27 +194,8 @@ class Override:
     entry_id: str
     reason: str
     approved_by: str
-    approved_for: tuple[str, float, float]  # (accelerator, chips, minutes)
+    approved_for: tuple[str, float, float]  # (accelerator, chips, minutes): plausibility.covers
     approved_on: str | None = None
-
-    def covers(self, row: dict) -> bool:
-        """Whether the result `row` gives the numbers the override was approved for."""
-        return (row["accelerator"], float(row["chips"]), float(row["minutes"])) == self.approved_for
-
-    def approved_text(self) -> str:
-        accelerator, chips, minutes = self.approved_for
-        return f"{chips:g} {accelerator} chips in {minutes:g} minutes"
-
-
-def _manifests(catalog: Catalog, directory: Path, folder: str) -> dict[str, str]:
-    """The importers' manifests of `folder` (manifest.load); one that cannot be read is a problem."""
-    try:
-        return manifest.load(directory, folder)
-    except manifest.UnreadableManifest as error:
-        hint = "check it out byte for byte as committed: no .gitattributes rule (working-tree-encoding, eol) may rewrite it"
-        catalog.problems.append(Problem(str(error.path), None, None, "$", error.reason, hint))
-        catalog.unread.append(str(error.path))
-        return {}
 
 
 def _approved_for(numbers: dict) -> tuple[str, float, float]:
@@ -410,8 +391,11 @@ def load_catalog(directory: Path) -> Catalog:
         catalog.archives = archives.from_data(content)
         with_logs = [r.id for r in catalog.rounds.values() if r.results_repository]
         catalog.problems += archives.cross_check(doc, content, with_logs)
-    catalog.verified = _manifests(catalog, directory, manifest.FOLDER)
-    catalog.imported = _manifests(catalog, directory, "imported")
+    catalog.verified, unread_verified = manifest.load_reported(directory, "verified")
+    catalog.imported, unread_imported = manifest.load_reported(directory, "imported")
+    for problem in filter(None, (unread_verified, unread_imported)):
+        catalog.problems.append(problem)
+        catalog.unread.append(problem.file)
     catalog.skipped, problems = load_skipped(directory)
     catalog.problems += problems + [
         Problem(str(skipped_path(directory, r)), 1, 1, "$", f"no round {r!r} in rounds.yaml", SKIPPED_HINT)

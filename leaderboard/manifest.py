@@ -15,6 +15,7 @@ from pathlib import Path
 
 from leaderboard import atomic
 from leaderboard.files import read_regular
+from leaderboard.problems import Problem
 
 FOLDER = "verified"  # under the catalog: MLPerf results recomputed from logs (families.py names each folder)
 COLUMNS = ("entry_id", "sha256", "division", "accelerator", "count", "minutes")
@@ -85,6 +86,15 @@ def read_rows(path: Path) -> list[dict]:
         raise UnreadableManifest(
             path, f"not UTF-8 text (byte {error.object[error.start]:#04x} at {error.start})"
         ) from None
+
+
+def load_reported(catalog_dir: Path, folder: str) -> tuple[dict[str, str], Problem | None]:
+    """load(), with a manifest that cannot be read as a problem (and no digests) rather than raised."""
+    try:
+        return load(catalog_dir, folder), None
+    except UnreadableManifest as error:
+        hint = "check it out byte for byte as committed: no .gitattributes rule (working-tree-encoding, eol) may rewrite it"
+        return {}, Problem(str(error.path), None, None, "$", error.reason, hint)
 
 
 def load(catalog_dir: Path, folder: str = FOLDER) -> dict[str, str]:

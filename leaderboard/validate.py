@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import bounds, known_ids, manifest, schemas, workers
+from leaderboard import bounds, known_ids, manifest, schemas
 from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
@@ -34,6 +34,7 @@ from leaderboard.tree import (
     set_aside_duplicates,
     shown_relative_to,
 )
+from leaderboard.workers import available_cpus, end_with
 
 MINUTES_TOLERANCE_ABS = 0.0005  # minutes written with three decimals
 MINUTES_TOLERANCE_REL = 1e-5
@@ -311,13 +312,6 @@ def _check_all(
             ) from None
 
 
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def _check_one(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:
     entry, problems = check_submission(path, catalog, today)
     if entry is not None:
@@ -333,7 +327,7 @@ _worker: tuple[Catalog, dt.date] | None = None
 
 def _start_worker(catalog: Catalog, today: dt.date, parent: int) -> None:
     global _worker
-    workers.end_with(parent)  # a killed build leaves no worker behind
+    end_with(parent)  # a killed build leaves no worker behind
     _worker = (catalog, today)
     gc.enable()  # the parent pauses its collector; a worker's garbage is its own
     gc.freeze()  # what the worker inherited is never garbage: the collector skips it

@@ -1,4 +1,4 @@
-"""Worker processes that end with the process that started them.
+"""Worker processes: how many to start, and ending with the process that started them.
 
 A pool's forked workers wait on a pipe whose write end they hold themselves: when the build that
 forked them is killed (SIGKILL, the OOM killer), nothing tells them, and they would wait forever.
@@ -23,3 +23,11 @@ def end_with(parent: int) -> None:
         pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+def available_cpus() -> int:
+    """The processors this process may run on (its affinity), for a pool of one worker a processor."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1

@@ -16,13 +16,13 @@ from leaderboard.catalog import Accelerator, Catalog, Price, load_catalog
 from leaderboard.inflation import dollars_of
 from leaderboard.review.catalog_effect import (
     Move,
-    accelerator_changes,
     compare,
     cost_ranks,
     far_prices,
     price_lines,
     rows_with,
 )
+from leaderboard.review.catalog_records import accelerator_changes
 from leaderboard.rows import TableRows, comparison_rows
 
 

@@ -122,9 +122,10 @@ def test_a_second_paper_on_the_same_system_gets_its_own_file(empty_project):
 
 def test_the_same_published_run_on_another_system_needs_a_note(empty_project):
     assert run_cli("new", *PUBLISHED_FLAGS, "--model", "Acme-LM", "--minutes", "5760", cwd=empty_project).code == 0
-    again = [f if f != "16 Cloud TPU v3" else "64 TPU v3 chips" for f in PUBLISHED_FLAGS]
+    # 128 chips: another measurement than the first's 16 devices of 4 chips (64 would be the same one)
+    again = [f if f != "16 Cloud TPU v3" else "128 TPU v3 chips" for f in PUBLISHED_FLAGS]
     again = [f if f != "device" else "chip" for f in again]
-    again = [f if f != "16" else "64" for f in again]
+    again = [f if f != "16" else "128" for f in again]
     result = run_cli("new", *again, "--model", "acme-lm", "--minutes", "5760", cwd=empty_project)
     assert result.code == 1
     assert (

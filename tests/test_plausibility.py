@@ -553,4 +553,4 @@ def test_every_shipped_override_covers_its_result_as_shipped():
     assert result.ok, result.problems[:3]
     rows = {r["entry_id"]: r for r in table_rows(result.entries, result.catalog).results}
     for entry_id, override in result.catalog.plausibility_overrides.items():
-        assert override.covers(rows[entry_id]), (entry_id, override.approved_for)
+        assert plausibility.covers(override, rows[entry_id]), (entry_id, override.approved_for)

@@ -27,7 +27,7 @@ from leaderboard.importers.runlog import RunLog, Targets
 from leaderboard.importers.scoring import scaling_factor, score_runs, stored_quality, targets_for
 from leaderboard.importers.systems import read_system, system_info
 from leaderboard.problems import plural
-from leaderboard.validate import available_cpus
+from leaderboard.workers import available_cpus
 
 # Log format (catalog/rounds.yaml `log_format`) -> the module that reads it (`read_run`).
 LOG_READERS = {"mllog": "mllog", "mll": "mll", "mlpv0.5": "mlpv05"}

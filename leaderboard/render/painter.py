@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from leaderboard.validate import available_cpus
+from leaderboard.workers import available_cpus
 
 SVG_WIDTH = 640
 # Vega cuts a label longer than its labelLimit (pixels) by measuring it again and again, one font

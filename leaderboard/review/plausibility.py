@@ -353,7 +353,7 @@ def check(
                 row["file"],
                 per_chip(row, group),
                 compute_floor(row, verified_of_benchmark, trusted),
-                override if override is not None and override.covers(row) else None,
+                override if override is not None and covers(override, row) else None,
                 not_compared(row, group, verified_of_benchmark, trusted),
                 (not_applied(row, verified_of_benchmark, catalog, trusted) if base is not None else ())
                 + uncovered(row, override),
@@ -362,13 +362,20 @@ def check(
     return verdicts
 
 
+def covers(override: Override, row: dict) -> bool:
+    """Whether the result `row` gives the numbers `override` was approved for (its approved_for)."""
+    return (row["accelerator"], float(row["chips"]), float(row["minutes"])) == override.approved_for
+
+
 def uncovered(row: dict, override: Override | None) -> tuple[str, ...]:
     """Why an override does not let `row` through: it was approved for other numbers."""
-    if override is None or override.covers(row):
+    if override is None or covers(override, row):
         return ()
+    accelerator, chips, minutes = override.approved_for
+    approved = f"{chips:g} {accelerator} chips in {minutes:g} minutes"
     given = f"{row['chips']:g} {row['accelerator']} chips in {row['minutes']:g} minutes"
     return (
-        f"the override in {OVERRIDES} was approved for {override.approved_text()}, and this result gives "
+        f"the override in {OVERRIDES} was approved for {approved}, and this result gives "
         f"{given}: it applies again once a code owner approves it for these numbers (its approved_for)",
     )
 
