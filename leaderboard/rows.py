@@ -12,9 +12,10 @@ from pathlib import Path
 from leaderboard.catalog import Catalog
 from leaderboard.failures import failure_reason
 from leaderboard.families import family
+from leaderboard.files import read_regular
 from leaderboard.identity import name_key
 from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
-from leaderboard.manifest import Unmatched, unmatched
+from leaderboard.manifest import Unmatched, holds, unmatched
 from leaderboard.normalize import (
     DEFAULT_TIER,
     PriceChoice,
@@ -275,14 +276,12 @@ def _verified(
     expected = manifests.get(entry.entry_id)
     if not family(round_.kind).verifiable or expected is None:
         return False
-    try:
-        content = Path(entry.file).read_bytes()
-    except OSError:
-        content = None
-    mismatch = unmatched(round_.id, _display(entry.file, base), content, expected)
-    if mismatch is not None:
-        unmatched_files.append(mismatch)
-    return mismatch is None
+    if holds(entry.file, expected):
+        return True
+    # Only a file that differs is read again, for why, and named by its shown path.
+    mismatch = unmatched(round_.id, _display(entry.file, base), read_regular(entry.file), expected)
+    unmatched_files.append(mismatch)
+    return False
 
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:

@@ -31,7 +31,6 @@ def write_pages(site: SiteWriter) -> None:
     mlperf_rounds = sorted((r for r in data.rounds if family(r["kind"]).lineages), key=lambda r: r["date"])
     if not found:
         return
-    cpu_ids = {r["accelerator"] for r in data.results if r["cpu_only"]}  # parts whose results count processors
     site.page(
         "history.html",
         "history.html",
@@ -55,7 +54,7 @@ def write_pages(site: SiteWriter) -> None:
             items=items,
             charts=[site.chart(c) for c in charts],
             round_names=round_names,
-            cpu_parts=[a["name"] for a in line.accelerators if a["id"] in cpu_ids],
+            cpu_parts=[a["name"] for a in line.accelerators if a["processor"]],  # results count processors
         )
     site.copy(ACCELERATOR_DATA, accelerator_script(found, rounds))
     site.page(

@@ -59,15 +59,15 @@ class ChangedPath:
         return self.kind in NEEDS_REVIEW
 
 
-def _read_as_data(name: str) -> bool:
-    """Whether the catalog loader reads the path as one of its files (catalog/prices-x.yaml)."""
+def _catalog_file(name: str) -> str | None:
+    """The catalog file the loader reads the path as ('prices' for catalog/prices-x.yaml), else None."""
     parts = name.split("/")
-    return len(parts) == 2 and parts[0] == "catalog" and catalog_name(Path(name)) is not None
+    return catalog_name(Path(name)) if len(parts) == 2 and parts[0] == "catalog" else None
 
 
 def path_kind(name: str) -> str:
     """The kind of a repository path ('leaderboard/rows.py' -> 'code')."""
-    if _read_as_data(name) and catalog_name(Path(name)) != "site":
+    if _catalog_file(name) not in (None, "site"):
         return "catalog"
     for kind, patterns in PATH_KINDS:
         if any(fnmatchcase(name, pattern) for pattern in patterns):
@@ -200,7 +200,7 @@ def markdown_lines(paths: list[ChangedPath], cell: Callable[[str], str]) -> tupl
     """(the section needing a code owner's review, under a heading that cannot be missed, the
     catalog's files first; the section of other changed paths), each listing at most PATHS_LISTED
     paths and counting the rest by kind; `cell` escapes text for a table cell."""
-    review = sorted((p for p in paths if p.needs_review), key=lambda p: (not _read_as_data(p.file), p.file))
+    review = sorted((p for p in paths if p.needs_review), key=lambda p: (_catalog_file(p.file) is None, p.file))
     others = [p for p in paths if not p.needs_review]
     first: list[str] = []
     if review:
