@@ -39,6 +39,54 @@ RANK_METRIC_LABEL = {
 }
 
 
+class ResultRow(dict):
+    """A row of `results` as the site shows it (its columns, costs, runs, paths, rank). Read-only
+    once the site's data is loaded (`frozen`): a page's reuse key then hashes each row once, not
+    once a page it is on (reuse.PageReuse), and nothing drawn later can change what was hashed."""
+
+    __slots__ = ("frozen",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.frozen = False
+
+    def _check(self) -> None:
+        if self.frozen:
+            raise TypeError("a result row is read-only once the site's data is loaded: change a copy ({**row})")
+
+    def __setitem__(self, key: str, value: object) -> None:
+        self._check()
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._check()
+        super().__delitem__(key)
+
+    def __ior__(self, other):  # noqa: ANN001 - as dict's
+        self._check()
+        return super().__ior__(other)
+
+    def update(self, *args: object, **kwargs: object) -> None:
+        self._check()
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: str, default: object = None) -> object:
+        self._check()
+        return super().setdefault(key, default)
+
+    def pop(self, *args: object) -> object:
+        self._check()
+        return super().pop(*args)
+
+    def popitem(self) -> tuple:
+        self._check()
+        return super().popitem()
+
+    def clear(self) -> None:
+        self._check()
+        super().clear()
+
+
 @dataclass
 class Board:
     """One leaderboard: the results of one benchmark in one round, split by division."""
@@ -122,10 +170,11 @@ class SiteData:
         return max((r["date"] for r in self.results), default="1970-01-01")
 
 
-def _rows(query, sql: str, texts: dict[str, str] | None = None) -> list[dict]:
+def _rows(query, sql: str, texts: dict[str, str] | None = None, kind: type = dict) -> list[dict]:
     """Rows as dicts; equal texts share one object (`texts`), as the same names, ids and
     sources repeat in thousands of rows: a tenth of the site's memory at 100,000 results.
-    Dates (DATE in the database) become 'YYYY-MM-DD' text, as the pages compare and show them."""
+    Dates (DATE in the database) become 'YYYY-MM-DD' text, as the pages compare and show them.
+    Each row is a `kind` (dict, or ResultRow)."""
     names, rows = query(sql)
     texts = {} if texts is None else texts
     share = texts.setdefault
@@ -136,7 +185,7 @@ def _rows(query, sql: str, texts: dict[str, str] | None = None) -> list[dict]:
 
     date = dt.date
     return [
-        dict(
+        kind(
             zip(
                 names,
                 [share(v, v) if v.__class__ is str else iso(v) if v.__class__ is date else v for v in row],
@@ -175,7 +224,7 @@ def _load(query) -> SiteData:
     )
     rules = {(r["round"], r["benchmark"]): r for r in _rows(query, "SELECT * FROM benchmark_rounds")}
     texts: dict[str, str] = {}
-    results = _rows(query, f"SELECT * FROM results ORDER BY {', '.join(RESULT_ORDER)}", texts)
+    results = _rows(query, f"SELECT * FROM results ORDER BY {', '.join(RESULT_ORDER)}", texts, ResultRow)
     costs: dict[str, dict[str, dict]] = {}
     for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier", texts):
         costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
@@ -221,6 +270,8 @@ def _load(query) -> SiteData:
     data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch, skipped=skipped)
     data.organizations = organizations
     data.prices_as_of, data.price_anomalies = as_of, site_prices.part_anomalies(accelerators, prices)
+    for row in results:
+        row.frozen = True
     return data
 
 

@@ -18,10 +18,13 @@ import orjson
 
 from leaderboard import cache
 from leaderboard.render.charts import Chart
+from leaderboard.render.model import ResultRow
 
 MANIFEST = "site-pages.json"
-# Dataclasses (a Board, a Lineage) go through _stable, which hashes each object once.
-OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+# Dataclasses (a Board, a Lineage) and result rows go through _stable, which hashes each object
+# once; so do subclasses of str, int, dict and list (a result row is one), named by their class.
+OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+PLAIN = (str, int, dict, list)
 
 
 class PageReuse:
@@ -67,6 +70,19 @@ class PageReuse:
                 remembered = (value, f"{kind.__name__} {cache.digest(text)}")
                 self._objects[id(value)] = remembered
             return remembered[1]
+        if value.__class__ is ResultRow and value.frozen:
+            # A result is on its entry page, its board, its submitter's and accelerator's pages and
+            # more: its columns are hashed once, not on each of them (30 MB a rebuild). A row not
+            # yet read-only could still change: it is hashed where it stands, below.
+            remembered = self._objects.get(id(value))
+            if remembered is None or remembered[0] is not value:
+                text = orjson.dumps(dict(value), default=self._stable, option=OPTIONS)
+                remembered = (value, f"ResultRow {cache.digest(text)}")
+                self._objects[id(value)] = remembered
+            return remembered[1]
+        for plain in PLAIN:
+            if isinstance(value, plain):
+                return [f"{type(value).__module__}.{type(value).__qualname__}", plain(value)]
         if isinstance(value, (set, frozenset)):
             return sorted(value, key=repr)
         if callable(value) and hasattr(value, "__qualname__"):

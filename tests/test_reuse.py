@@ -1,0 +1,74 @@
+"""A page's reuse key (render/reuse.py): the same inputs give the same key, any change another;
+a result row, read-only once loaded, is hashed once however many pages show it."""
+
+from __future__ import annotations
+
+import pytest
+from markupsafe import Markup
+
+from leaderboard.render.model import ResultRow
+from leaderboard.render.reuse import PageReuse
+
+
+def frozen(**values: object) -> ResultRow:
+    row = ResultRow(values)
+    row.frozen = True
+    return row
+
+
+def key(context: dict) -> str | None:
+    return PageReuse(previous=None, manifest=None).key("a.html", "a.html", context)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ({"row": frozen(minutes=1.0)}, {"row": frozen(minutes=1.0)}, True),
+        ({"row": frozen(minutes=1.0)}, {"row": frozen(minutes=2.0)}, False),
+        ({"row": frozen(costs={"spot": 1})}, {"row": frozen(costs={"spot": 2})}, False),
+        # A row and a plain dict of the same values are different inputs (they could draw differently).
+        ({"row": frozen(minutes=1.0)}, {"row": {"minutes": 1.0}}, False),
+        ({"rows": [frozen(a=1), frozen(b=2)]}, {"rows": [frozen(b=2), frozen(a=1)]}, False),
+        ({"text": Markup("<b>")}, {"text": "<b>"}, False),
+        ({"text": Markup("<b>")}, {"text": Markup("<b>")}, True),
+    ],
+)
+def test_a_key_changes_exactly_when_an_input_does(first, second, same):
+    assert key(first) is not None and key(second) is not None
+    assert (key(first) == key(second)) is same
+
+
+def test_a_row_is_hashed_once_for_every_page_it_is_on():
+    reuse = PageReuse(previous=None, manifest=None)
+    row = frozen(minutes=1.0, system="x" * 1000)
+    reuse.key("a.html", "t", {"row": row})
+    assert [text for _, text in reuse._objects.values()] == [reuse._stable(row)]
+    assert reuse._stable(row).startswith("ResultRow ")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda row: row.__setitem__("minutes", 2.0),
+        lambda row: row.__delitem__("minutes"),
+        lambda row: row.update(minutes=2.0),
+        lambda row: row.setdefault("chips", 8),
+        lambda row: row.pop("minutes"),
+        lambda row: row.popitem(),
+        lambda row: row.clear(),
+        lambda row: row.__ior__({"minutes": 2.0}),
+    ],
+)
+def test_a_loaded_row_cannot_change_under_its_hash(change):
+    row = frozen(minutes=1.0)
+    with pytest.raises(TypeError, match="read-only"):
+        change(row)
+    assert row == {"minutes": 1.0}
+
+
+def test_a_row_still_loading_is_hashed_as_it_stands():
+    reuse = PageReuse(previous=None, manifest=None)
+    row = ResultRow(minutes=1.0)
+    before = reuse.key("a.html", "t", {"row": row})
+    row["minutes"] = 2.0
+    assert reuse.key("a.html", "t", {"row": row}) != before
