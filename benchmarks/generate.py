@@ -7,6 +7,7 @@ divisions and submitters: `python benchmarks/generate.py N OUT [--seed S]`.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import random
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from leaderboard.bounds import BEFORE_RELEASE_DAYS  # noqa: E402
 from leaderboard.catalog import load_catalog  # noqa: E402
 from leaderboard.files import dump_yaml  # noqa: E402
 from leaderboard.normalize import olympic_mean, slug  # noqa: E402
@@ -48,12 +50,20 @@ MLPERF_ACCELERATORS = [
 ]
 
 
+EARLIEST = dt.timedelta(days=BEFORE_RELEASE_DAYS)
+
+
 def generate(n: int, out: Path, seed: int = 1, catalog_dir: Path = ROOT / "catalog") -> list[Path]:
     catalog = load_catalog(catalog_dir)
     rng = random.Random(seed)
     mlperf_rounds = [r for r in catalog.rounds.values() if r.kind == "mlperf-training"]
     published = [b for b in catalog.benchmarks.values() if b.kind == "published"]
     accelerators = [a for a in MLPERF_ACCELERATORS if a in catalog.accelerators]
+
+    def too_early(date: str, accelerator: str) -> bool:
+        released = catalog.accelerators[accelerator].release_date
+        return bool(released) and dt.date.fromisoformat(released) - dt.date.fromisoformat(date) > EARLIEST
+
     paths = []
     for i in range(n):
         submitter = rng.choice(SUBMITTERS)
@@ -79,6 +89,8 @@ def generate(n: int, out: Path, seed: int = 1, catalog_dir: Path = ROOT / "catal
         date = f"20{rng.randint(19, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
         if round_.kind == "mlperf-training":
             date = round_.date  # an MLPerf result is dated by its round
+        if too_early(date, accelerator):  # bounds.py refuses a part released years after the result
+            accelerator = rng.choice([a for a in accelerators if not too_early(date, a)])
         released = catalog.accelerators[accelerator].release_date
         if released and date < released and availability == "available":
             # nothing available predates its accelerator: a published run comes later, an MLPerf one is a preview

@@ -174,26 +174,30 @@ def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path 
     validation.entries = []
     release_freed_memory()
     entries = len(rows.results)
-    aside = None  # a database file is put in its place only once its site is written too
+    # A database file is put in its place only once its site is written too: the site is drawn
+    # from the database in memory, and its file written beside its place meanwhile.
+    staged = None
     if out is not None and not store.is_url(db):
-        aside = store.write_aside(db, validation.catalog, rows)
+        staged = store.Staged(db, validation.catalog, rows)
     else:
         store.write_database(db, validation.catalog, rows)
     del rows
     release_freed_memory()
-    if out is not None:
-        from leaderboard.render.site import render_site
+    try:
+        if out is not None:
+            from leaderboard.render.site import render_site
 
-        try:
-            render_site(aside or db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
-        except BaseException as error:
-            if aside is not None:
-                aside.unlink(missing_ok=True)
-            else:  # a server database is committed before its site is drawn
-                error.add_note("the server database was written; the site was not (the previous site stays)")
-            raise
-        outcome.site = out
-    if aside is not None:
-        store.publish(aside, db)
+            try:
+                render_site(staged or db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
+            except BaseException as error:
+                if staged is None:  # a server database is committed before its site is drawn
+                    error.add_note("the server database was written; the site was not (the previous site stays)")
+                raise
+            outcome.site = out
+        if staged is not None:
+            store.publish(staged.write_aside(), db)
+    finally:
+        if staged is not None:
+            staged.close()
     outcome.db, outcome.entries = str(db), entries
     return outcome

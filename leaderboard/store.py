@@ -10,6 +10,7 @@ import datetime as dt
 import math
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -40,8 +41,8 @@ from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of s
 from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement  # noqa: F401
 
 
-def is_url(db: str | Path) -> bool:
-    return "://" in str(db)
+def is_url(db: str | Path | Staged) -> bool:
+    return isinstance(db, str | Path) and "://" in str(db)
 
 
 # The storage format of every DuckDB file written: the oldest that holds every type the tables
@@ -125,11 +126,7 @@ def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
     its place: publish() renames it over `db`. A build publishes it once the site from it is
     written too, so a failure on the way (a full disk) leaves the previous database and site as
     they were, together. Nothing is left behind when this fails."""
-    target = Path(db)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
-        leftover.unlink(missing_ok=True)
+    temporary = _aside_name(Path(db))
     # Every transaction on it ends by commit or rollback; once a failed write (a full disk) has
     # invalidated the file, a rollback on its way back to the pool could only fail and log a
     # traceback beside the error raised.
@@ -146,6 +143,84 @@ def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     engine.dispose()
+    return temporary
+
+
+class Staged:
+    """A build's DuckDB database, filled in memory, not yet a file: the site is drawn from it
+    (reading() takes it) while write_aside() puts it on disk on the downloads' thread, off the
+    pages' way; the build publish()es the file once the site is written too. Filling a file
+    directly costs a third more, all of it before the first page (2,600 results: 0.6 s against
+    0.4 s in memory, and 0.23 s to write the file, beside the pages)."""
+
+    def __init__(self, db: str | Path, catalog: Catalog, rows: TableRows):
+        self.target = Path(db)
+        self.aside: Path | None = None
+        self._lock = threading.Lock()
+        # One connection, kept: an in-memory database lives as long as its connection.
+        self.engine = sa.create_engine("duckdb:///:memory:", poolclass=sa.pool.StaticPool)
+        try:
+            with self.engine.begin() as connection:
+                metadata.create_all(connection)
+                _fill(connection, _tables(catalog, rows))
+                costs_at.create(connection)
+                self.duck = _duckdb_connection(connection)
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    @contextmanager
+    def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
+        """As store.reading(): queries on a cursor of its own (another thread may write the file)."""
+        with self.duck.cursor() as cursor:
+
+            def query(sql: str) -> tuple[list[str], list[tuple]]:
+                found = cursor.execute(sql)
+                return [d[0] for d in found.description] if found.description else [], found.fetchall()
+
+            yield query
+
+    def write_aside(self) -> Path:
+        """The database as a file beside its place, as store.write_aside() writes it (every table,
+        key, comment and the costs_at macro, in STORAGE_VERSION's format); written once, then its
+        path again, the database in memory let go (read the file from then on). Nothing is left
+        behind when this fails."""
+        with self._lock:
+            if self.aside is None:
+                temporary = _aside_name(self.target)
+                try:
+                    with self.duck.cursor() as cursor:
+                        cursor.execute(
+                            f"ATTACH {_literal(str(temporary))} AS staged_file "
+                            f"(STORAGE_VERSION {_literal(STORAGE_VERSION)})"
+                        )
+                        try:
+                            cursor.execute("COPY FROM DATABASE memory TO staged_file")
+                        finally:
+                            cursor.execute("DETACH staged_file")
+                except BaseException:
+                    temporary.unlink(missing_ok=True)
+                    Path(f"{temporary}.wal").unlink(missing_ok=True)
+                    raise
+                self.aside = temporary
+                # Read once (model.load) and now on disk: its memory goes back before the pages are done.
+                self.engine.dispose()
+            return self.aside
+
+    def close(self) -> None:
+        """Let go of the memory (and of the file written aside, unless published)."""
+        self.engine.dispose()
+        if self.aside is not None and self.aside.exists():
+            self.aside.unlink()
+
+
+def _aside_name(target: Path) -> Path:
+    """The temporary file a database is written to beside `target` (a killed build's is removed
+    by the next one: build._remove_leftovers), none left over from before."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
+        leftover.unlink(missing_ok=True)
     return temporary
 
 
@@ -402,8 +477,12 @@ def error_text(error: Exception) -> str:
 
 
 @contextmanager
-def reading(db: str | Path) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
+def reading(db: str | Path | Staged) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
     """One read-only connection for several queries: a function from SQL to (column names, rows)."""
+    if isinstance(db, Staged):
+        with db.reading() as query:
+            yield query
+        return
     if is_url(db):
         engine = engine_for(db)
         try:

@@ -19,6 +19,7 @@ from conftest import ROOT, run_cli
 from test_site import add_known_submission, tree_digest
 
 from leaderboard import build as build_module
+from leaderboard import store
 from leaderboard.machine_errors import describe
 from leaderboard.render import site as site_module
 
@@ -125,13 +126,14 @@ def test_a_build_past_the_file_size_limit_says_so_and_changes_nothing(built):
 
 
 def test_a_site_that_cannot_be_written_keeps_the_previous_database_with_the_previous_site(built, monkeypatch):
-    """The new database is complete before the site is drawn from it, but takes its place only
-    once the site has: a failure in between leaves both as they were."""
+    """The new database is complete before the site is drawn from it (in memory, its file written
+    beside the pages), but takes its place only once the site has: a failure in between leaves
+    both as they were."""
     before_db, before_site = _digest(built / "leaderboard.duckdb"), tree_digest(built / "site")
     drawn_from = []
 
     def full_disk(db, *args, **kwargs):
-        drawn_from.append(Path(db))
+        drawn_from.append(db)
         raise OSError(errno.ENOSPC, "No space left on device", str(built / "site" / "index.html"))
 
     monkeypatch.setattr(site_module, "render_site", full_disk)
@@ -140,7 +142,7 @@ def test_a_site_that_cannot_be_written_keeps_the_previous_database_with_the_prev
             built / "submissions", built / "catalog", built / "leaderboard.duckdb", built / "site", jobs=1
         )
     assert "No space left on device (free some disk space" in describe(raised.value)
-    assert drawn_from and drawn_from[0] != built / "leaderboard.duckdb"  # the new file, beside the old
+    assert drawn_from and isinstance(drawn_from[0], store.Staged)  # the new database, not the old file
     assert _digest(built / "leaderboard.duckdb") == before_db
     assert tree_digest(built / "site") == before_site
     assert _leftovers(built) == []

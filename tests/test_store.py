@@ -672,3 +672,60 @@ def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json, chunk, mo
     assert by_json.execute(query).fetchall()[0][2] == "0.30000000000000004"
     if not loaded_as_json:
         assert by_json.execute("SELECT isnan(minutes) FROM trial WHERE entry_id = 'd'").fetchone() == (True,)
+
+
+def _described(path) -> dict:
+    """What a DuckDB file holds besides its rows: comments, keys, the costs_at macro, its format."""
+    with duckdb.connect() as con:
+        con.execute(f"ATTACH '{path}' AS d (READ_ONLY)")
+        described = {
+            "columns": con.execute(
+                "SELECT table_name, column_name, data_type, comment FROM duckdb_columns() "
+                "WHERE database_name = 'd' ORDER BY ALL"
+            ).fetchall(),
+            "tables": con.execute(
+                "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = 'd' ORDER BY ALL"
+            ).fetchall(),
+            "constraints": con.execute(
+                "SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints() "
+                "WHERE database_name = 'd' ORDER BY ALL"
+            ).fetchall(),
+            "macros": con.execute(
+                "SELECT function_name, function_type, parameters FROM duckdb_functions() "
+                "WHERE database_name = 'd' AND NOT internal ORDER BY ALL"
+            ).fetchall(),
+            "format": con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'd'").fetchone(),
+        }
+        con.execute("DETACH d")
+    return described
+
+
+def test_a_database_filled_in_memory_is_written_as_a_file_built_directly(built, tmp_path_factory):
+    """A build fills its database in memory and writes the file beside the pages (store.Staged):
+    the file holds what a database written directly holds, rows, comments, keys, macro and format,
+    and a failed or abandoned one leaves nothing behind."""
+    from leaderboard import store
+    from leaderboard.render.downloads import database_digest
+    from leaderboard.rows import table_rows
+    from leaderboard.validate import validate_paths
+
+    folder = tmp_path_factory.mktemp("databases")
+    validation = validate_paths([built / "submissions"], built / "catalog")
+    rows = table_rows(validation.entries, validation.catalog, base=built)
+    direct = store.write_aside(folder / "direct.duckdb", validation.catalog, rows)
+    staged = store.Staged(folder / "staged.duckdb", validation.catalog, rows)
+    try:
+        with staged.reading() as query:
+            assert query("SELECT count(*) FROM results")[1] == [(len(rows.results),)]
+        written = staged.write_aside()
+        assert staged.write_aside() == written  # once
+        assert written.parent == folder and written.name.startswith(".staged.duckdb.")
+        assert not (folder / f"{written}.wal").exists()
+        assert database_digest(written) == database_digest(direct)
+        assert _described(written) == _described(direct)
+    finally:
+        staged.close()
+    assert not written.exists()  # not published: removed with the database in memory
+    abandoned = store.Staged(folder / "abandoned.duckdb", validation.catalog, rows)
+    abandoned.close()
+    assert sorted(p.name for p in folder.iterdir()) == [direct.name]

@@ -41,12 +41,15 @@ DATABASE = "data/leaderboard.duckdb"
 EXPORT_MEMORY = "512MB"
 
 
-def write_all(site: SiteWriter, db: str | Path, previous: Path | None = None) -> None:
+def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | None = None) -> None:
     """data/results.{csv,parquet,json}, data/costs.csv and data/leaderboard.duckdb; `previous`
     is the site being replaced, whose DuckDB file is kept when its content is unchanged.
 
     The files are exported from the site's DuckDB file by DuckDB's own writers: no Python
-    object per value, so the step stays short at 100,000 results."""
+    object per value, so the step stays short at 100,000 results. A database still in memory
+    (store.Staged) is written to its file first, here, beside the pages."""
+    if isinstance(db, store.Staged):
+        db = db.write_aside()
     target = site.path(DATABASE)
     if store.is_url(db):
         _duckdb_copy(target, str(db))

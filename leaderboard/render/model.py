@@ -208,7 +208,7 @@ def accelerator_path(accelerator: str) -> str:
     return f"accelerators/{accelerator}.html"
 
 
-def load(db: str | Path) -> SiteData:
+def load(db: str | Path | store.Staged) -> SiteData:
     """Everything the site shows, in a stable order (the build must be deterministic)."""
     with store.reading(db) as query:
         return _load(query)

@@ -33,10 +33,11 @@ from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
 from leaderboard.render.writer import PAGE_ROWS, STATIC, SiteWriter, environment
+from leaderboard.store import Staged
 
 
 def render_site(
-    db: str | Path,
+    db: str | Path | Staged,
     out: Path,
     catalog: Catalog,
     project: Path | None = None,
@@ -44,7 +45,8 @@ def render_site(
     base_url: str | None = None,
     jobs: int | None = None,
 ) -> None:
-    """Write the whole site for database `db` into `out`; `project` is the folder submission
+    """Write the whole site for database `db` (a file, a server's URL, or a build's database still
+    in memory, which the downloads write to its file) into `out`; `project` is the folder submission
     paths are relative to (for copies of the submission files); `base_url` (else the catalog's)
     is where the site is published, for absolute links, sitemap.xml and robots.txt; `jobs` worker
     processes draw the charts (default: one a core; 1: drawn in this process). All or nothing."""
