@@ -247,10 +247,10 @@ def test_the_drawn_legend_names_every_series(accelerator_charts, generation_char
     longest = max(accelerator_charts, key=lambda c: len(drawn_values(c.spec, "accelerator")))
     names = drawn_values(longest.spec, "accelerator")
     assert len(names) > 30  # past Vega's default limit of 30 symbols
-    svg = painter.svg(longest.spec, charts.VL_VERSION)
+    svg = painter.svg(longest.spec, painter.vega_lite_version())
     assert all(f">{_escaped(n)}</text>" in svg for n in names), [n for n in names if _escaped(n) not in svg]
     nvidia = generation_charts["NVIDIA"]
-    svg = painter.svg(nvidia.spec, charts.VL_VERSION)
+    svg = painter.svg(nvidia.spec, painter.vega_lite_version())
     segments = drawn_values(nvidia.spec, "segment")
     assert all(f">{_escaped(s)}</text>" in svg for s in segments)
 

@@ -3,10 +3,18 @@ processes and delivered in order, the same bytes as a drawing in this process, t
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from leaderboard.render import painter
-from leaderboard.render.charts import VL_VERSION
+
+VL_VERSION = painter.vega_lite_version()
 
 
 def dots(labels: list[str], limit: int | None = 260) -> dict:
@@ -112,3 +120,58 @@ def test_a_drawing_that_fails_raises_at_the_end_and_stops_the_workers(cache):
         drawer.finish()
     assert drawer._pool is None
     assert len(delivered) == 1  # the drawing before the failure was delivered
+
+
+def test_the_vega_lite_version_is_altairs_and_kept_for_the_next_build(cache):
+    """Known without importing Altair once a build has asked (the cache, for the installed Altair)."""
+    import altair
+
+    version = painter.vega_lite_version()
+    assert altair.SCHEMA_VERSION.startswith(f"v{version}.")
+    (kept,) = cache.glob("vega-lite-of-altair-*.txt")
+    assert kept.read_text() == version
+    kept.write_text("not a version")  # a damaged entry is worked out again
+    assert painter.vega_lite_version() == version and kept.read_text() == version
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def test_a_killed_build_leaves_no_drawing_worker_behind(tmp_path):
+    """The workers drawing a build's charts end with it when it is killed: they had waited on the
+    pool's queue forever (two were found eight minutes after their build)."""
+    script = (
+        "import multiprocessing, os, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_painter import dots\n"
+        "from leaderboard.render import painter\n"
+        "drawer = painter.Painter(painter.vega_lite_version(), workers=2)\n"
+        "drawer.svg(dots(['a']), print)\n"
+        "print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    # Said into a file, not a pipe: a worker left behind would hold a pipe open, and the test wait on it.
+    said = tmp_path / "said.txt"
+    with said.open("w") as out:
+        killed = subprocess.run(
+            [sys.executable, "-c", script, str(Path(__file__).parent)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+            env={**os.environ, "LEADERBOARD_CACHE": str(tmp_path)},
+            timeout=120,
+        )
+    assert killed.returncode == -signal.SIGKILL, said.read_text()
+    workers = [int(pid) for pid in said.read_text().split()]
+    assert workers, said.read_text()
+    deadline = time.monotonic() + 20
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, f"drawing workers left behind: {left}"

@@ -796,8 +796,8 @@ def test_results_that_take_no_rank_are_hollow_points_on_every_chart(out, results
 def test_svg_rendering_is_stable_within_a_process(out):
     spec = chart_specs(out)["mlperf-training-v1.1--resnet--closed--scaling"]
 
-    first = painter.draw(painter.static_spec(spec), charts.VL_VERSION)
-    second = painter.draw(painter.static_spec(spec), charts.VL_VERSION)
+    first = painter.draw(painter.static_spec(spec), painter.vega_lite_version())
+    second = painter.draw(painter.static_spec(spec), painter.vega_lite_version())
     assert first == second == (out / "charts" / "mlperf-training-v1.1--resnet--closed--scaling.svg").read_text()
 
 
@@ -1302,7 +1302,7 @@ def test_charts_draw_a_bounded_number_of_points():
     for chart in drawn:
         assert len(chart.spec["datasets"]["results"]) <= charts.MAX_POINTS
         assert len(json.dumps(chart.spec)) < 500_000
-        assert len(painter.svg(chart.spec, charts.VL_VERSION).encode()) < 2_000_000
+        assert len(painter.svg(chart.spec, painter.vega_lite_version()).encode()) < 2_000_000
     frontier = [p for p in drawn[1].spec["datasets"]["results"] if p["frontier"] == charts.FRONTIER]
     points = [(r["minutes"], r["cost_usd"]) for r in rows]
     assert len(frontier) == sum(model.pareto_frontier(points))

@@ -160,7 +160,12 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
     path = f"rounds/{round_['id']}.html"
     boards = [b for b in data.boards if b.round["id"] == round_["id"]]
     rows = [r for b in boards for r in b.rows]
-    charts = round_charts(data, round_, colours)
+    # As last built from the same inputs (everything round_charts reads), else built afresh.
+    charts = site.chart_specs(
+        f"round--{round_['id']}",
+        [round_, rows, data.epoch_comparison, colours],
+        partial(round_charts, data, round_, colours),
+    )
     site.page(
         path,
         "round.html",

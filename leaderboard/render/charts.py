@@ -9,20 +9,17 @@ import datetime as dt
 import math
 import textwrap
 from dataclasses import dataclass
-
-import altair as alt
-from altair.utils.schemapi import debug_mode
+from functools import cache
 
 from leaderboard.families import family
 from leaderboard.problems import plural
 from leaderboard.render import labels
+from leaderboard.render.altair_import import alt
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
 from leaderboard.render.painter import SVG_WIDTH
 from leaderboard.rows import UNRANKED_REASONS
 
-# The Vega-Lite version Altair writes specs for; the bundle and the SVG use the same one.
-VL_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
 # Pareto frontier always kept), so a chart and the page embedding its spec stay small at any size.
@@ -31,12 +28,9 @@ MAX_POINTS = 300
 DERIVED = "derived"
 DERIVED_MLPERF = "derived; not an official MLPerf metric"
 FRONTIER = "on the Pareto frontier"  # a cost chart point's `frontier`; else "dominated" or "not ranked"
-LOG = alt.Scale(type="log")
 # Every log axis's labels and the chip-hours lines' (0.1, 100,000, 1,000,000): one format, never
 # "1e+06" beside "100,000" (_finish sets it on each log axis).
 LOG_FORMAT = ",~r"
-# Publication dates: a tick a year, labelled "2019" (Vega's own fell to months: "October" ran into "2018").
-YEAR_AXIS = alt.Axis(format="%Y", tickCount={"interval": "year", "step": 1}, labelOverlap=True, labelSeparation=8)
 # A chip-hours chart's names, cut in the middle to this many characters (within the 260-pixel
 # labelLimit, 47 characters in the image): systems differ in their ends (4x A100, 8x A100).
 NAME_CHARACTERS = 38
@@ -64,10 +58,15 @@ class Chart:
     spec: dict  # Vega-Lite, width "container" for the page
 
 
-def unchecked():
-    """While charts are built: Altair's debug mode checks every object against the Vega-Lite
-    schema as it is made, seconds of a build. The tests check every spec the site writes."""
-    return debug_mode(False)
+@cache
+def log_scale() -> alt.Scale:
+    return alt.Scale(type="log")
+
+
+@cache
+def year_axis() -> alt.Axis:
+    """Publication dates: a tick a year, labelled "2019" (Vega's own fell to months: "October" ran into "2018")."""
+    return alt.Axis(format="%Y", tickCount={"interval": "year", "step": 1}, labelOverlap=True, labelSeparation=8)
 
 
 def legend(count: int) -> alt.Legend:
@@ -339,8 +338,8 @@ def cost_frontier(
     priced = len(points)
     points = _sample(points, keep=lambda p: p["frontier"] == FRONTIER)
     frontier = sorted((p for p in points if p["frontier"] == FRONTIER), key=lambda p: p["minutes"])
-    x = alt.X("minutes:Q", title="Minutes to train (log)", scale=LOG)
-    y = alt.Y("cost:Q", title="Cost, on-demand, USD (log)", scale=LOG)
+    x = alt.X("minutes:Q", title="Minutes to train (log)", scale=log_scale())
+    y = alt.Y("cost:Q", title="Cost, on-demand, USD (log)", scale=log_scale())
     line = alt.Chart(_named(datasets, "frontier", [{"minutes": p["minutes"], "cost": p["cost"]} for p in frontier]))
     line = line.mark_line(interpolate="step-after", color="#222", strokeWidth=1.5).encode(x=x, y=y)
     marks = result_marks(
@@ -439,8 +438,8 @@ def over_time(
         labelled.add(family or "")
     total = len(points)
     points = _sample(points, keep=lambda p: p["label"] is not None)
-    x = alt.X("date:T", title="Publication date", axis=YEAR_AXIS)
-    y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=LOG)
+    x = alt.X("date:T", title="Publication date", axis=year_axis())
+    y = alt.Y(f"{field}:Q", title=f"{title} (log)", scale=log_scale())
     marks = result_marks(
         _named(datasets, "results", points),
         points,
@@ -539,8 +538,8 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
     layers = cost_against_cost(
         datasets,
         points,
-        alt.X("epoch_cost_usd_2023:Q", title="Epoch AI's cost estimate, 2023 USD (log)", scale=LOG),
-        alt.Y("our_cost_usd_2023:Q", title="Our cost, 2023 USD (log)", scale=LOG),
+        alt.X("epoch_cost_usd_2023:Q", title="Epoch AI's cost estimate, 2023 USD (log)", scale=log_scale()),
+        alt.Y("our_cost_usd_2023:Q", title="Our cost, 2023 USD (log)", scale=log_scale()),
         color=alt.Color("tier:N", title="Price tier"),
         shape=alt.Shape("tier:N", title="Price tier"),
         tooltip=[

@@ -7,10 +7,11 @@ HPC benchmark is charted by models per minute (its boards' metric), never on a m
 
 from __future__ import annotations
 
-import altair as alt
+from functools import cache
 
 from leaderboard.families import family
-from leaderboard.render.charts import LOG, Chart, _finish, _named, _points, legend
+from leaderboard.render.altair_import import alt
+from leaderboard.render.charts import Chart, _finish, _named, _points, legend, log_scale
 from leaderboard.render.colours import distinct_styles
 from leaderboard.render.lineages import Lineage, VendorLine
 
@@ -35,24 +36,31 @@ def _point(row: dict, round_: dict, root: str, **extra: object) -> dict:
 DRAWN_UNDER = ("best",)  # wide and pale, under the scales that may hold the same result
 DASH_OF_SCALE = {"largest": (6, 3)}  # others solid
 PICK_LIST = "picked_line"  # the generations chart's list of lines (a Vega signal)
-# Lines in the legend, each in its colour and dash at full strength.
-LEGEND = alt.Legend(symbolType="stroke", symbolOpacity=1, symbolStrokeWidth=3, symbolSize=300)
 
-TOOLTIP = [
-    alt.Tooltip("round:N", title="Round"),
-    alt.Tooltip("segment:N", title="Benchmark (target)"),
-    alt.Tooltip("division:N", title="Division"),
-    alt.Tooltip("availability:N", title="Availability"),
-    alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
-    alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-    alt.Tooltip("models_per_minute:Q", title="Models per minute (weak scaling)", format=",.4~f"),
-    alt.Tooltip("chip_hours:Q", title="Chip-hours (derived)", format=",.1f"),
-    alt.Tooltip("cost:Q", title="Cost, on-demand (USD, derived)", format="$,.2f"),
-    alt.Tooltip("price:N", title="Price used"),
-    alt.Tooltip("accelerator:N", title="Accelerator"),
-    alt.Tooltip("submitter:N", title="Submitter"),
-    alt.Tooltip("system:N", title="System"),
-]
+
+@cache
+def line_legend() -> alt.Legend:
+    """Lines in the legend, each in its colour and dash at full strength."""
+    return alt.Legend(symbolType="stroke", symbolOpacity=1, symbolStrokeWidth=3, symbolSize=300)
+
+
+@cache
+def tooltip() -> list:
+    return [
+        alt.Tooltip("round:N", title="Round"),
+        alt.Tooltip("segment:N", title="Benchmark (target)"),
+        alt.Tooltip("division:N", title="Division"),
+        alt.Tooltip("availability:N", title="Availability"),
+        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
+        alt.Tooltip("models_per_minute:Q", title="Models per minute (weak scaling)", format=",.4~f"),
+        alt.Tooltip("chip_hours:Q", title="Chip-hours (derived)", format=",.1f"),
+        alt.Tooltip("cost:Q", title="Cost, on-demand (USD, derived)", format="$,.2f"),
+        alt.Tooltip("price:N", title="Price used"),
+        alt.Tooltip("accelerator:N", title="Accelerator"),
+        alt.Tooltip("submitter:N", title="Submitter"),
+        alt.Tooltip("system:N", title="System"),
+    ]
 
 
 def minutes_over_time(
@@ -86,23 +94,23 @@ def minutes_over_time(
     # "largest" dashed on top, so where they are one line both stay in sight.
     encoding = {
         "x": alt.X("date:T", title="Round published"),
-        "y": alt.Y(field, title=axis_title, scale=LOG),
+        "y": alt.Y(field, title=axis_title, scale=log_scale()),
         "color": alt.Color(
             "scale:N",
             title="Scale",
             sort=list(scales),
             scale=alt.Scale(domain=list(scales), range=[look.colour for look in looks]),
-            legend=LEGEND,
+            legend=line_legend(),
         ),
         "strokeDash": alt.StrokeDash(
             "scale:N",
             title="Scale",
             sort=list(scales),
             scale=alt.Scale(domain=list(scales), range=[list(DASH_OF_SCALE.get(s, ())) for s in scales]),
-            legend=LEGEND,
+            legend=line_legend(),
         ),
         "detail": "line:N",
-        "tooltip": TOOLTIP,
+        "tooltip": tooltip(),
         "href": "url:N",
     }
     under = [s for s in scales if s in DRAWN_UNDER]
@@ -176,7 +184,7 @@ def generations_chart(
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60))
         .encode(
             x=alt.X("accelerator:N", title="Accelerator, in order of release", sort=order),
-            y=alt.Y(field, title=axis_title, scale=LOG),
+            y=alt.Y(field, title=axis_title, scale=log_scale()),
             color=alt.Color(
                 "segment:N",
                 title="Benchmark (target) at scale",
@@ -195,7 +203,7 @@ def generations_chart(
                 scale=alt.Scale(domain=segments, range=[look.shape for look in looks]),
                 legend=legend(len(segments)),
             ),
-            tooltip=TOOLTIP,
+            tooltip=tooltip(),
             href=alt.Href("url:N"),
         )
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from leaderboard.workers import available_cpus
+from leaderboard.workers import available_cpus, end_with
 
 SVG_WIDTH = 640
 # Vega cuts a label longer than its labelLimit (pixels) by measuring it again and again, one font
@@ -98,6 +98,23 @@ def _stable_ids(drawn: str) -> str:
         return numbers[match.group(0)]
 
     return re.sub(r"\b(clip|gradient|pattern)(\d+)\b", renumber, drawn)
+
+
+def vega_lite_version() -> str:
+    """The Vega-Lite version Altair writes its specs in ("6.4"), which the bundle and the SVGs use
+    too. Kept in the cache for the installed Altair: a rebuild whose charts are all reused then
+    never imports Altair (altair_import.py)."""
+    from importlib.metadata import version
+
+    name = f"vega-lite-of-altair-{version('altair')}.txt"
+    known = _cache_get(name)
+    if known is not None and re.fullmatch(r"[0-9]+\.[0-9]+", known):
+        return known
+    from altair import SCHEMA_VERSION
+
+    found = ".".join(SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    _cache_put(name, found)
+    return found
 
 
 @lru_cache(maxsize=4)
@@ -181,14 +198,20 @@ class Painter:
             import multiprocessing
 
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     """A drawing worker yields the processor to the build's own process, which renders the pages
-    every chart belongs to: the workers draw in the time it leaves, and the build ends when both do."""
+    every chart belongs to: the workers draw in the time it leaves, and the build ends when both do.
+    It dies with the build: killed, the build would leave it waiting forever on the pool's queue
+    (whose pipe each worker holds both ends of)."""
+    end_with(parent)
     os.nice(10)
 
 

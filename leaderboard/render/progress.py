@@ -5,11 +5,10 @@ of our cost from catalog prices against the cost submitters reported: charts and
 from __future__ import annotations
 
 import statistics
+from functools import cache
 
-import altair as alt
-
+from leaderboard.render.altair_import import alt
 from leaderboard.render.charts import (
-    LOG,
     Chart,
     _finish,
     _named,
@@ -17,6 +16,7 @@ from leaderboard.render.charts import (
     colours_repeat,
     cost_against_cost,
     legend,
+    log_scale,
 )
 from leaderboard.render.charts import (
     layers as chart_layers,
@@ -24,14 +24,18 @@ from leaderboard.render.charts import (
 from leaderboard.render.colours import Style
 
 RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
-RESULT_TOOLTIP = [
-    alt.Tooltip("submitter:N", title="Submitter"),
-    alt.Tooltip("system:N", title="Hardware"),
-    alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
-    alt.Tooltip("minutes:Q", title="Minutes to the target", format=",.4~f"),
-    alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.4~f"),
-    alt.Tooltip("cost_usd:Q", title="Our cost, on-demand", format="$,.2f"),
-]
+
+
+@cache
+def result_tooltip() -> list:
+    return [
+        alt.Tooltip("submitter:N", title="Submitter"),
+        alt.Tooltip("system:N", title="Hardware"),
+        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("minutes:Q", title="Minutes to the target", format=",.4~f"),
+        alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.4~f"),
+        alt.Tooltip("cost_usd:Q", title="Our cost, on-demand", format="$,.2f"),
+    ]
 
 
 def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
@@ -67,7 +71,7 @@ def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
                 alt.Tooltip("epoch:Q", title="Epoch", format=",.4~f"),
                 alt.Tooltip("hours:Q", title="Hours", format=",.4~f"),
                 alt.Tooltip("quality:Q", title=metric, format=",.4~f"),
-                *RESULT_TOOLTIP,
+                *result_tooltip(),
             ],
         )
     )
@@ -127,11 +131,11 @@ def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[
     layers = cost_against_cost(
         datasets,
         points,
-        alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=LOG),
-        alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=LOG),
+        alt.X("reported:Q", title="Cost the submitter reported, USD (log)", scale=log_scale()),
+        alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=log_scale()),
         **encoding,
         tooltip=[
-            *RESULT_TOOLTIP,
+            *result_tooltip(),
             alt.Tooltip("accelerator:N", title="Accelerator"),
             alt.Tooltip("provider:N", title="Provider"),
             alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),

@@ -17,7 +17,6 @@ from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
 from leaderboard.render import (
     boards,
-    charts,
     downloads,
     entries,
     feeds,
@@ -29,6 +28,7 @@ from leaderboard.render import (
     sqlpage,
 )
 from leaderboard.render import prices as site_prices
+from leaderboard.render.altair_import import unchecked
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -67,7 +67,7 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
-        with charts.unchecked():
+        with unchecked():
             _render(writer, db, project, out)
         writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written

@@ -21,12 +21,11 @@ from leaderboard.cache import digest
 from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.problems import plural
-from leaderboard.render import charts as chart_specs
 from leaderboard.render import model
 from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.model import SiteData
-from leaderboard.render.painter import Painter, renderer_version
+from leaderboard.render.painter import Painter, renderer_version, vega_lite_version
 from leaderboard.render.prices import significant
 from leaderboard.render.reuse import PageReuse
 from leaderboard.rows import UNRANKED_REASONS
@@ -222,7 +221,8 @@ class SiteWriter:
         self.folders: set[str] = set()  # the folders created, or to be created by the writer's thread
         self.made: set[str] = set()  # the folders created in this thread
         self.root = str(folder)
-        self.painter = Painter(chart_specs.VL_VERSION, jobs)  # draws the charts' SVGs beside the pages
+        self.vl_version = vega_lite_version()
+        self.painter = Painter(self.vl_version, jobs)  # draws the charts' SVGs beside the pages
         self.files = BackgroundWriter()  # writes the files beside the pages
 
     def path(self, relative: str) -> Path:
@@ -342,7 +342,7 @@ class SiteWriter:
         spec_digest = digest(spec)
         self.copy(f"charts/{chart.name}.vl.json", spec, spec_digest)
         svg = f"charts/{chart.name}.svg"
-        key = f"svg {renderer_version(chart_specs.VL_VERSION)} {spec_digest}"
+        key = f"svg {renderer_version(self.vl_version)} {spec_digest}"
         reuse = self.reuse
         if reuse is not None and self.previous is not None and reuse.unchanged(svg, key):
             self.keep(svg)
