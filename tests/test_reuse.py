@@ -3,6 +3,9 @@ a result row, read-only once loaded, is hashed once however many pages show it."
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 from markupsafe import Markup
 
@@ -64,6 +67,15 @@ def test_a_loaded_row_cannot_change_under_its_hash(change):
     with pytest.raises(TypeError, match="read-only"):
         change(row)
     assert row == {"minutes": 1.0}
+
+
+@pytest.mark.parametrize("duplicate", [copy.copy, copy.deepcopy, lambda row: pickle.loads(pickle.dumps(row))])
+def test_a_copy_of_a_loaded_row_is_a_row_that_can_change(duplicate):
+    row = frozen(minutes=1.0, costs={"spot": 1})
+    copied = duplicate(row)
+    assert type(copied) is ResultRow and copied == row and not copied.frozen
+    copied["minutes"] = 2.0
+    assert row["minutes"] == 1.0
 
 
 def test_a_row_still_loading_is_hashed_as_it_stands():

@@ -50,6 +50,10 @@ class ResultRow(dict):
         super().__init__(*args, **kwargs)
         self.frozen = False
 
+    def __reduce__(self) -> tuple:
+        """A copy (copy, pickle) is a row of the same values, not yet read-only."""
+        return (self.__class__, (dict(self),))
+
     def _check(self) -> None:
         if self.frozen:
             raise TypeError("a result row is read-only once the site's data is loaded: change a copy ({**row})")
