@@ -38,6 +38,27 @@ class Run:
     err: str
 
 
+def processes_left(pids: list[int], seconds: float) -> list[int]:
+    """Of `pids`, those still alive (zombies aside) after waiting up to `seconds` for them to end;
+    each one left is killed, so that a failing test leaves no process behind."""
+    import signal
+    import time
+
+    def alive(pid: int) -> bool:
+        try:
+            return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + seconds
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    return left
+
+
 def run_cli(*args: str, cwd: Path, timeout: float = 300, env: dict | None = None) -> Run:
     """Run `python -m leaderboard ARGS` in `cwd`, as a user would, output captured."""
     done = subprocess.run(

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
-from conftest import run_cli
+from conftest import processes_left, run_cli
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_validate import MLPERF, PUBLISHED, place
@@ -428,14 +428,6 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "State:\tZ" not in state
-
-
 def test_a_killed_build_leaves_no_worker_behind(project):
     """The validation workers a build forks end with it when it is killed (they would otherwise
     wait forever on a pipe they hold themselves)."""
@@ -453,12 +445,7 @@ def test_a_killed_build_leaves_no_worker_behind(project):
     assert workers, "no worker process seen"
     build.send_signal(signal.SIGKILL)
     build.wait()
-    deadline = time.monotonic() + 10
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = [w for w in workers if _alive(w)]
-    for w in left:
-        os.kill(w, signal.SIGKILL)
+    left = processes_left(workers, 10)
     assert not left, f"workers left behind: {left}"
 
 

@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from conftest import processes_left
 
 from leaderboard.render import painter
 
@@ -134,13 +134,6 @@ def test_the_vega_lite_version_is_altairs_and_kept_for_the_next_build(cache):
     assert painter.vega_lite_version() == version and kept.read_text() == version
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-
-
 def test_a_killed_build_leaves_no_drawing_worker_behind(tmp_path):
     """The workers drawing a build's charts end with it when it is killed: they had waited on the
     pool's queue forever (two were found eight minutes after their build)."""
@@ -168,10 +161,5 @@ def test_a_killed_build_leaves_no_drawing_worker_behind(tmp_path):
     assert killed.returncode == -signal.SIGKILL, said.read_text()
     workers = [int(pid) for pid in said.read_text().split()]
     assert workers, said.read_text()
-    deadline = time.monotonic() + 20
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = [w for w in workers if _alive(w)]
-    for w in left:
-        os.kill(w, signal.SIGKILL)
+    left = processes_left(workers, 20)
     assert not left, f"drawing workers left behind: {left}"
