@@ -428,3 +428,22 @@ def test_a_weak_scaling_feed_item_gives_its_models_and_models_per_minute(out, re
             )
             assert said in summary, (path.name, summary)
     assert seen >= 20  # records and new results, in feed.xml and feeds/mlperf-hpc.xml
+
+
+@pytest.mark.parametrize(
+    ("counts", "budget", "shown"),
+    [
+        ([3, 10, 200], 2_500, 50),  # within the budget: 50 of each board and division, as always
+        ([], 2_500, 50),
+        ([1_000] * 260, 2_500, 9),  # 260 tables at 100,000 results: 9 each, 2,340 rows
+        ([1_000] * 260, 100, 1),  # never fewer than one
+        ([5] * 100 + [1_000] * 10, 2_500, 50),  # small tables hold their own; 500 + 10 x 50 rows
+        ([5] * 100 + [1_000] * 100, 2_500, 20),  # 500 + 100 x 20 = 2,500
+    ],
+)
+def test_a_pages_tables_stay_within_its_row_budget(counts, budget, shown):
+    from leaderboard.render.groups import rows_per_group
+
+    assert rows_per_group(counts, budget=budget) == shown
+    if shown > 1:
+        assert sum(min(c, shown) for c in counts) <= budget

@@ -13,6 +13,9 @@ from leaderboard.render.writer import SiteWriter
 # Accelerator and submitter pages show at most this many rows of each board and division
 # (the best ranked): every result stays reachable on its leaderboard and entry page.
 GROUP_ROWS = 50
+# An accelerator's or submitter's tables show at most this many rows together: at 100,000
+# results one page held 7,305 (4.3 MB); the largest shipped one holds 617 (0.34 MB).
+PAGE_TABLE_ROWS = 2_500
 
 
 def write_pages(site: SiteWriter) -> None:
@@ -32,12 +35,23 @@ def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
             {"board": board, "division": row["division"], "rows": [], "size": len(board.divisions[row["division"]])},
         )
         group["rows"].append(row)
+    shown = rows_per_group([len(g["rows"]) for g in groups.values()])
     for group in groups.values():
         group["rows"].sort(key=lambda r: (r["board_rank"] is None, r["board_rank"] or 0, r["entry_id"]))
         group["count"] = len(group["rows"])
-        group["rows"] = [shown_in_small_table(r) for r in group["rows"][:GROUP_ROWS]]
+        group["rows"] = [shown_in_small_table(r) for r in group["rows"][:shown]]
         group["heading"], group["caption"] = group_words(group)
     return [groups[key] for key in sorted(groups)]
+
+
+def rows_per_group(counts: list[int], most: int = GROUP_ROWS, budget: int = PAGE_TABLE_ROWS) -> int:
+    """How many rows each of a page's tables shows (the best of its group; a caption says so and
+    the leaderboard has them all): `most`, or fewer, the same for every table and at least one,
+    where the tables would pass `budget` rows together."""
+    shown = most
+    while shown > 1 and sum(min(count, shown) for count in counts) > budget:
+        shown -= 1
+    return shown
 
 
 def group_words(group: dict) -> tuple[str, str]:
