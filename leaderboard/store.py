@@ -173,12 +173,7 @@ class Staged:
     def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
         """As store.reading(): queries on a cursor of its own (another thread may write the file)."""
         with self.duck.cursor() as cursor:
-
-            def query(sql: str) -> tuple[list[str], list[tuple]]:
-                found = cursor.execute(sql)
-                return [d[0] for d in found.description] if found.description else [], found.fetchall()
-
-            yield query
+            yield _queries(cursor)
 
     def write_aside(self) -> Path:
         """The database as a file beside its place, as store.write_aside() writes it (every table,
@@ -499,11 +494,16 @@ def reading(db: str | Path | Staged) -> Iterator[Callable[[str], tuple[list[str]
             engine.dispose()
         return
     with connect(db) as connection:
+        yield _queries(connection)
 
-        def query(sql: str) -> tuple[list[str], list[tuple]]:
-            cursor = connection.execute(sql)
-            if cursor is None:  # DuckDB runs nothing for SQL that is only comments
-                raise EmptyQuery("no SQL to run: the statement is empty")
-            return [d[0] for d in cursor.description] if cursor.description else [], cursor.fetchall()
 
-        yield query
+def _queries(connection: duckdb.DuckDBPyConnection) -> Callable[[str], tuple[list[str], list[tuple]]]:
+    """A function from SQL to (column names, rows) on a DuckDB connection (or cursor)."""
+
+    def query(sql: str) -> tuple[list[str], list[tuple]]:
+        cursor = connection.execute(sql)
+        if cursor is None:  # DuckDB runs nothing for SQL that is only comments
+            raise EmptyQuery("no SQL to run: the statement is empty")
+        return [d[0] for d in cursor.description] if cursor.description else [], cursor.fetchall()
+
+    return query

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -62,24 +63,20 @@ class PageReuse:
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             # Many pages show the same board or lineage: its fields are hashed once, not once a
             # page. Its properties are worked out from its fields by code the cache's version covers.
-            remembered = self._objects.get(id(value))
-            if remembered is None or remembered[0] is not value:
-                kind = type(value)
-                fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-                text = orjson.dumps([kind.__module__, kind.__qualname__, fields], default=self._stable, option=OPTIONS)
-                remembered = (value, f"{kind.__name__} {cache.digest(text)}")
-                self._objects[id(value)] = remembered
-            return remembered[1]
+            kind = type(value)
+            return self._once(
+                value,
+                lambda: [
+                    kind.__module__,
+                    kind.__qualname__,
+                    {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
+                ],
+            )
         if value.__class__ is ResultRow and value.frozen:
             # A result is on its entry page, its board, its submitter's and accelerator's pages and
             # more: its columns are hashed once, not on each of them (30 MB a rebuild). A row not
             # yet read-only could still change: it is hashed where it stands, below.
-            remembered = self._objects.get(id(value))
-            if remembered is None or remembered[0] is not value:
-                text = orjson.dumps(dict(value), default=self._stable, option=OPTIONS)
-                remembered = (value, f"ResultRow {cache.digest(text)}")
-                self._objects[id(value)] = remembered
-            return remembered[1]
+            return self._once(value, lambda: dict(value))
         for plain in PLAIN:
             if isinstance(value, plain):
                 return [f"{type(value).__module__}.{type(value).__qualname__}", plain(value)]
@@ -88,6 +85,16 @@ class PageReuse:
         if callable(value) and hasattr(value, "__qualname__"):
             return f"{value.__module__}.{value.__qualname__}"
         raise TypeError(f"no stable text for {type(value).__name__}")
+
+    def _once(self, value: object, content: Callable[[], object]) -> str:
+        """`value`'s stable text, "<class> <hash of content()>", worked out the first time it is
+        asked for (the object is kept, so its id is never another's)."""
+        remembered = self._objects.get(id(value))
+        if remembered is None or remembered[0] is not value:
+            text = orjson.dumps(content(), default=self._stable, option=OPTIONS)
+            remembered = (value, f"{type(value).__name__} {cache.digest(text)}")
+            self._objects[id(value)] = remembered
+        return remembered[1]
 
     def unchanged(self, relative: str, key: str) -> bool:
         """Whether the previous site's file of the page is what inputs hashing to `key` draw:
