@@ -13,7 +13,7 @@ from leaderboard.verification import NO_FIELD_CHANGED, EntryDiff, shown
 
 
 def _unranked_text(p: Preview) -> str:
-    return f"not ranked on its board: {p.unranked} (the ranks above only place it among the others)"
+    return f"not ranked on its board: {p.unranked}"
 
 
 def cost_text(p: Preview) -> str:
@@ -108,7 +108,7 @@ def as_text(check: PullRequestCheck) -> str:
         lines.append(
             f"  {p.group}: {p.chips:g} chips, {p.minutes:g} minutes, {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
         )
-        lines.append(f"  {neighbours.rank_text(p.placement)}")
+        lines.append(f"  {neighbours.rank_text(p.placement, bool(p.unranked))}")
         lines += [f"  {_unranked_text(p)}"] if p.unranked else []
         lines += [f"  {line}" for line in neighbours.text_lines(p.placement)]
         lines += [f"  {line}" for v in check.plausibility if v.entry_id == p.entry_id for line in v.lines()]
@@ -164,7 +164,7 @@ def as_github(check: PullRequestCheck) -> str:
         lines.append(
             f"::notice file={_escape_property(p.file)},title=Rank preview::"
             + _escape_data(
-                f"{p.group}: {neighbours.rank_text(p.placement)}; {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
+                f"{p.group}: {neighbours.rank_text(p.placement, bool(p.unranked))}; {p.chip_hours:,.2f} chip-hours, {cost_text(p)}"
                 + (f"; {_unranked_text(p)}" if p.unranked else "")
                 + "".join(f"; {line}" for line in neighbours.text_lines(p.placement))
             )
@@ -267,7 +267,7 @@ def as_markdown(check: PullRequestCheck) -> str:
             cost = f"${p.cost_usd:,.2f}{p.cost_mark}" if p.cost_usd is not None else f"none: {p.no_cost}"
             out.append(
                 f"| {_code(p.entry_id)} ({p.status}{'; ' + _cell(_unranked_text(p)) if p.unranked else ''}) | {_cell(p.group)} | {p.chips:g} | {p.minutes:g} | "
-                f"{p.chip_hours:,.2f} | {_cell(cost)} | {neighbours.ranking_text(p.placement)} | "
+                f"{p.chip_hours:,.2f} | {_cell(cost)} | {neighbours.ranking_text(p.placement, bool(p.unranked))} | "
                 f"{neighbours.sorted_text(p.placement)} |"
             )
     if check.previews:

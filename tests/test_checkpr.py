@@ -185,9 +185,15 @@ def test_an_estimate_is_previewed_as_not_ranked(repo):
     commit(repo)
     result = run_cli("check-pr", "--base", "main", cwd=repo)
     assert result.code == 0, result.out
-    assert "  not ranked on its board: an estimate; its time was not measured" in result.out, result.out
+    assert "  not ranked on its board: an estimate; its time was not measured\n" in result.out, result.out
+    # It takes no rank: the preview says where it would sit among the ranked results, never "would rank".
+    assert "  would take no rank; among the ranked results it would sit at 1 of 1 by chip-hours" in result.out
+    assert "would rank" not in result.out
     markdown = run_cli("check-pr", "--base", "main", "--format", "markdown", cwd=repo).out
     assert "(added; not ranked on its board: an estimate" in markdown
+    assert "| none (it would sit at 1 of 1 by chip-hours) |" in markdown
+    github = run_cli("check-pr", "--base", "main", "--format", "github", cwd=repo).out
+    assert "would take no rank; among the ranked results" in github and "would rank" not in github
 
 
 def test_files_elsewhere_that_are_not_submissions_are_named_with_their_kind(repo):

@@ -93,11 +93,15 @@ def _ranks(group: list[dict], counted: list[bool], column: str) -> tuple[list[in
     return metric_ranks(values, column), sum(v is not None for v in values)
 
 
-def ranking_text(place: Placement) -> str:
-    """The entry's rank by its board's own ranking: '34 of 134 by chip-hours'."""
+def ranking_text(place: Placement, unranked: bool = False) -> str:
+    """The entry's rank by its board's own ranking: '34 of 134 by chip-hours'; for an entry the
+    board lists without a rank (`unranked`), where it would sit among the ranked results:
+    'none (it would sit at 34 of 134 by chip-hours)'."""
     label = METRIC_UNITS.get(place.metric, place.metric)
     if place.rank is None:
         return f"nowhere by {label} (it has no value)"
+    if unranked:
+        return f"none (it would sit at {place.rank} of {place.out_of} by {label})"
     return f"{place.rank} of {place.out_of} by {label}"
 
 
@@ -108,10 +112,17 @@ def sorted_text(place: Placement) -> str:
     )
 
 
-def rank_text(place: Placement) -> str:
+def rank_text(place: Placement, unranked: bool = False) -> str:
     """The preview's rank line, the board's own ranking first: 'would rank 34 of 134 by chip-hours,
-    the board's ranking (sorted by minutes: 12 of 134; by cost: no cost)'."""
+    the board's ranking (sorted by minutes: 12 of 134; by cost: no cost)'. An entry the board
+    lists without a rank (`unranked`: an estimate, a republished result) takes none: 'would take
+    no rank; among the ranked results it would sit at 34 of 134 by chip-hours, ...'."""
     others = f" (sorted {sorted_text(place)})" if place.sorted_by else ""
+    if unranked and place.rank is not None:
+        return (
+            f"would take no rank; among the ranked results it would sit at {place.rank} of {place.out_of} "
+            f"by {METRIC_UNITS.get(place.metric, place.metric)}, the board's ranking{others}"
+        )
     return f"would rank {ranking_text(place)}, the board's ranking{others}"
 
 
