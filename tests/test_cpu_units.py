@@ -128,6 +128,51 @@ def test_no_page_calls_a_cpu_count_chips(out):
     assert not wrong, wrong[:10]
 
 
+def _titles(spec: object, field: str) -> list[str]:
+    """The titles a Vega-Lite spec gives `field` anywhere: its axes and its tooltips."""
+    found = []
+    if isinstance(spec, dict):
+        if spec.get("field") == field and "title" in spec:
+            found.append(spec["title"])
+        for key, value in spec.items():
+            if key != "datasets":
+                found += _titles(value, field)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _titles(value, field)
+    return found
+
+
+def test_charts_of_cpu_results_call_their_count_cpus_and_their_hours_processor_hours(out, results):
+    """A chart's axes and tooltips say Chips where its points are all chips, CPUs where all are
+    CPUs, and both (with a sentence saying which) where it mixes them: the scaling chart of
+    Fugaku's board no longer says "Chips (log)" of 82,944 processors."""
+    cpu = {r["entry_id"]: r["cpu_only"] for r in results}
+    seen = {"CPUs": 0, "Chips or CPUs": 0, "Chips": 0}
+    for path in sorted((out / "charts").glob("*.vl.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        kinds = {
+            cpu[p["entry_id"]] for data in spec.get("datasets", {}).values() for p in data if p.get("entry_id") in cpu
+        }
+        if not kinds:
+            continue
+        count, hours = {
+            frozenset({True}): ("CPUs", "Processor-hours"),
+            frozenset({False}): ("Chips", "Chip-hours"),
+            frozenset({True, False}): ("Chips or CPUs", "Chip- or processor-hours"),
+        }[frozenset(kinds)]
+        for title in _titles(spec, "chips"):
+            assert title.removesuffix(" (log)") == count, (path.name, title)
+            seen[count] += 1
+        for title in _titles(spec, "chip_hours"):
+            assert title.removesuffix(" (log)").removesuffix(" (derived)") == hours, (path.name, title)
+        if count == "Chips or CPUs":
+            subtitle = " ".join(spec["title"]["subtitle"])  # wrapped into lines
+            assert "Systems of processors alone count CPUs, not chips" in subtitle, path.name
+    # The shipped data has charts of each kind (Fugaku's boards mix A64FX with GPU systems).
+    assert seen["Chips or CPUs"] and seen["Chips"], seen
+
+
 def test_a_cpu_results_entry_page_counts_cpus_and_processor_hours(out, results):
     fugaku = next(r for r in results if r["entry_id"] == FUGAKU)
     text = " ".join(visible_text(out / model.entry_path(FUGAKU)).split())

@@ -104,14 +104,34 @@ def colours_repeat(points: list[dict], styles: dict[str, Style]) -> bool:
     return len({styles.get(n, UNKNOWN).colour for n in names}) < len(names)
 
 
-def _tooltip(cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
+def units(rows: list[dict]) -> tuple[str, str]:
+    """What a chart of `rows` calls their count and their hours: chips and chip-hours; CPUs and
+    processor-hours where every result is of a system of processors alone (results.cpu_only, as
+    the tables say), both where the chart shows both kinds."""
+    cpu = {bool(r.get("cpu_only")) for r in rows}
+    if cpu == {True}:
+        return "CPUs", "Processor-hours"
+    if cpu == {True, False}:
+        return "Chips or CPUs", "Chip- or processor-hours"
+    return "Chips", "Chip-hours"
+
+
+def units_note(rows: list[dict]) -> str:
+    """The sentence a chart of both kinds adds (units): which results count CPUs."""
+    if units(rows)[0] != "Chips or CPUs":
+        return ""
+    return " Systems of processors alone count CPUs, not chips, and their hours are processor-hours."
+
+
+def _tooltip(rows: list[dict], cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
+    count, hours = units(rows)
     return [
         alt.Tooltip("submitter:N", title="Submitter"),
         alt.Tooltip("system:N", title="System"),
         alt.Tooltip("accelerator:N", title="Accelerator"),
-        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("chips:Q", title=count, format=",.4~f"),
         alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-        alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
+        alt.Tooltip("chip_hours:Q", title=hours, format=",.1f"),
         alt.Tooltip("cost:Q", title=cost_title, format="$,.2f"),
         alt.Tooltip("price:N", title="Price used"),
         alt.Tooltip("division:N", title="Division"),
@@ -137,6 +157,7 @@ def _points(rows: list[dict], root: str) -> list[dict]:
             "system": row["system"],
             "accelerator": row["accelerator_name"],
             "chips": row["chips"],
+            "cpu_only": bool(row.get("cpu_only")),  # its chips are CPUs (units)
             "minutes": row["minutes"],
             "chip_hours": row["chip_hours"],
             "cost": row["cost_usd"],
@@ -281,7 +302,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         for level in _decades(min(p["chip_hours"] for p in points), max(p["chip_hours"] for p in points))
         for c in x_domain
     ]
-    x = alt.X("chips:Q", title="Chips (log)", scale=alt.Scale(type="log", domain=x_domain))
+    x = alt.X("chips:Q", title=f"{units(points)[0]} (log)", scale=alt.Scale(type="log", domain=x_domain))
     y = alt.Y("minutes:Q", title="Minutes to train (log)", scale=alt.Scale(type="log", domain=y_domain))
     ideal = alt.Chart(_named(datasets, "ideal", lines)).mark_line(
         clip=True, strokeDash=[4, 4], color="#777", strokeWidth=1
@@ -301,12 +322,19 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
         _named(datasets, "results", points),
         points,
         {"size": 80, "opacity": 0.85},
-        {"x": x, "y": y, **accelerator_encoding(points, styles), "tooltip": _tooltip(), "href": alt.Href("url:N")},
+        {
+            "x": x,
+            "y": y,
+            **accelerator_encoding(points, styles),
+            "tooltip": _tooltip(points),
+            "href": alt.Href("url:N"),
+        },
     )
     spec = _finish(
         layers(ideal, line_labels, *marks),
         f"Minutes against chips: {context}",
         "Dashed lines: ideal linear scaling (constant chip-hours); below a line is more efficient."
+        + units_note(points)
         + unranked_note(points)
         + note,
         datasets,
@@ -352,7 +380,7 @@ def cost_frontier(
             **accelerator_encoding(points, styles),
             "size": alt.Size("size:Q", scale=None, legend=None),
             "stroke": alt.Stroke("outline:N", scale=None, legend=None),
-            "tooltip": [*_tooltip(), alt.Tooltip("frontier:N", title="Pareto frontier")],
+            "tooltip": [*_tooltip(points), alt.Tooltip("frontier:N", title="Pareto frontier")],
             "href": alt.Href("url:N"),
         },
     )
@@ -365,7 +393,10 @@ def cost_frontier(
         layers(line, *marks),
         f"Cost against minutes: {context}",
         f"Cost = chip-hours x the on-demand price ({derived}). Black line and large outlined points: the Pareto "
-        "frontier (no ranked result is both faster and cheaper)." + unranked_note(points, frontier=True) + note,
+        "frontier (no ranked result is both faster and cheaper)."
+        + units_note(points)
+        + unranked_note(points, frontier=True)
+        + note,
         datasets,
         height=360,
     )
@@ -398,9 +429,11 @@ def chip_hours_bars(
         points,
         {"size": 70, "opacity": 0.9},
         {
-            "x": alt.X("chip_hours:Q", title="Chip-hours (log)", scale=alt.Scale(type="log", domain=[low, high])),
+            "x": alt.X(
+                "chip_hours:Q", title=f"{units(points)[1]} (log)", scale=alt.Scale(type="log", domain=[low, high])
+            ),
             "y": alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
-            "tooltip": _tooltip(),
+            "tooltip": _tooltip(points),
             "href": alt.Href("url:N"),
             **accelerator_encoding(points, styles),
         },
@@ -410,6 +443,7 @@ def chip_hours_bars(
         dots[0] if len(dots) == 1 else layers(*dots),
         f"Chip-hours per result: {context}",
         f"Chip-hours = chips x minutes / 60 ({derived}), fewest first; a log axis, so equal steps are equal ratios."
+        + units_note(points)
         + unranked_note(points)
         + (f" Showing {shown}." if shown else ""),
         datasets,
@@ -448,7 +482,7 @@ def over_time(
             "x": x,
             "y": y,
             **accelerator_encoding(points, styles),
-            "tooltip": [alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip()],
+            "tooltip": [alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip(points)],
             "href": alt.Href("url:N"),
         },
     )

@@ -11,7 +11,7 @@ from functools import cache
 
 from leaderboard.families import family
 from leaderboard.render.altair_import import alt
-from leaderboard.render.charts import Chart, _finish, _named, _points, legend, log_scale
+from leaderboard.render.charts import Chart, _finish, _named, _points, legend, log_scale, units, units_note
 from leaderboard.render.colours import distinct_styles
 from leaderboard.render.lineages import Lineage, VendorLine
 
@@ -44,17 +44,22 @@ def line_legend() -> alt.Legend:
     return alt.Legend(symbolType="stroke", symbolOpacity=1, symbolStrokeWidth=3, symbolSize=300)
 
 
+def tooltip(points: list[dict]) -> list:
+    """The tooltip of a lineage chart's points (each a result's, with its cpu_only)."""
+    return _tooltip(*units(points))
+
+
 @cache
-def tooltip() -> list:
+def _tooltip(count: str, hours: str) -> list:
     return [
         alt.Tooltip("round:N", title="Round"),
         alt.Tooltip("segment:N", title="Benchmark (target)"),
         alt.Tooltip("division:N", title="Division"),
         alt.Tooltip("availability:N", title="Availability"),
-        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("chips:Q", title=count, format=",.4~f"),
         alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
         alt.Tooltip("models_per_minute:Q", title="Models per minute (weak scaling)", format=",.4~f"),
-        alt.Tooltip("chip_hours:Q", title="Chip-hours (derived)", format=",.1f"),
+        alt.Tooltip("chip_hours:Q", title=f"{hours} (derived)", format=",.1f"),
         alt.Tooltip("cost:Q", title="Cost, on-demand (USD, derived)", format="$,.2f"),
         alt.Tooltip("price:N", title="Price used"),
         alt.Tooltip("accelerator:N", title="Accelerator"),
@@ -110,7 +115,7 @@ def minutes_over_time(
             legend=line_legend(),
         ),
         "detail": "line:N",
-        "tooltip": tooltip(),
+        "tooltip": tooltip(points),
         "href": "url:N",
     }
     under = [s for s in scales if s in DRAWN_UNDER]
@@ -128,7 +133,8 @@ def minutes_over_time(
         f"{title}: {lineage.title}",
         f"Closed division, available systems, {lineage.family_label} rounds only. A changed quality target starts a new line"
         + (f" ({segments} targets here)." if segments > 1 else ".")
-        + " Wide pale line: the best at any scale; dashed: the round's largest scale.",
+        + " Wide pale line: the best at any scale; dashed: the round's largest scale."
+        + units_note(points),
         datasets,
         height=360,
     )
@@ -203,7 +209,7 @@ def generations_chart(
                 scale=alt.Scale(domain=segments, range=[look.shape for look in looks]),
                 legend=legend(len(segments)),
             ),
-            tooltip=tooltip(),
+            tooltip=tooltip(points),
             href=alt.Href("url:N"),
         )
     )
@@ -221,7 +227,7 @@ def generations_chart(
         f"{line.vendor} in {label}: best result per accelerator at the same scale, {unit}",
         f"Closed division, available systems, {label} rounds only; each benchmark at the chip count most of the "
         "accelerators ran. Results may come from different rounds (see the table). On the page, a click on a "
-        "legend entry, or the list below the chart, picks out a line.",
+        "legend entry, or the list below the chart, picks out a line." + units_note(points),
         datasets,
         height=380,
     )

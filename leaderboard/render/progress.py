@@ -17,23 +17,29 @@ from leaderboard.render.charts import (
     cost_against_cost,
     legend,
     log_scale,
+    units,
 )
 from leaderboard.render.charts import (
     layers as chart_layers,
 )
 from leaderboard.render.colours import Style
 
-RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "minutes", "chip_hours", "cost_usd")
+RESULT_FIELDS = ("entry_id", "submitter", "system", "chips", "cpu_only", "minutes", "chip_hours", "cost_usd")
+
+
+def result_tooltip(rows: list[dict]) -> list:
+    """The tooltip of each result of `rows`: chips, or CPUs for systems of processors alone (units)."""
+    return _result_tooltip(*units(rows))
 
 
 @cache
-def result_tooltip() -> list:
+def _result_tooltip(count: str, hours: str) -> list:
     return [
         alt.Tooltip("submitter:N", title="Submitter"),
         alt.Tooltip("system:N", title="Hardware"),
-        alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+        alt.Tooltip("chips:Q", title=count, format=",.4~f"),
         alt.Tooltip("minutes:Q", title="Minutes to the target", format=",.4~f"),
-        alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.4~f"),
+        alt.Tooltip("chip_hours:Q", title=hours, format=",.4~f"),
         alt.Tooltip("cost_usd:Q", title="Our cost, on-demand", format="$,.2f"),
     ]
 
@@ -71,7 +77,7 @@ def progress_chart(name: str, row: dict, benchmark: dict) -> Chart | None:
                 alt.Tooltip("epoch:Q", title="Epoch", format=",.4~f"),
                 alt.Tooltip("hours:Q", title="Hours", format=",.4~f"),
                 alt.Tooltip("quality:Q", title=metric, format=",.4~f"),
-                *result_tooltip(),
+                *result_tooltip([row]),
             ],
         )
     )
@@ -135,7 +141,7 @@ def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[
         alt.Y("cost_usd:Q", title="Our cost, on-demand catalog prices, USD (log)", scale=log_scale()),
         **encoding,
         tooltip=[
-            *result_tooltip(),
+            *result_tooltip(points),
             alt.Tooltip("accelerator:N", title="Accelerator"),
             alt.Tooltip("provider:N", title="Provider"),
             alt.Tooltip("reported:Q", title="Reported", format="$,.2f"),
