@@ -21,10 +21,10 @@ from leaderboard.cache import ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
-from leaderboard.normalize import olympic_mean, reaches_target, slug
+from leaderboard.normalize import olympic_mean, slug
 from leaderboard.problems import Problem, did_you_mean, plural
 from leaderboard.progress import progress_problems
-from leaderboard.quality import worst_counted_problems
+from leaderboard.quality import direction_problems, quality_direction, worst_counted_problems
 from leaderboard.review import names
 from leaderboard.tree import (
     NOT_DATA,
@@ -555,13 +555,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
             f"not {target}",
             "the closed division trains to the round's target; or use division: open",
         )
-    if quality is not None and target is not None and benchmark.direction:
-        if not reaches_target(quality, target, benchmark.direction, rules.log_scale if rules else 1.0):
-            better = "at least" if benchmark.direction == "higher" else "at most"
-            yield doc.problem(
-                ("result", "quality"),
-                f"quality {quality} misses the target {target} ({benchmark.metric}: {better} the target)",
-            )
+    yield from direction_problems(doc, result, benchmark, rules.log_scale if rules else 1.0)
 
     yield from progress_problems(doc, result, benchmark)
     runs = result.get("runs_minutes")
@@ -586,7 +580,7 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
                 f"minutes {result['minutes']} is not the olympic mean of runs_minutes{scaled} ({mean * factor:.4f})",
                 f"drop the {drop_fastest} fastest and {drop_slowest} slowest runs and average the rest",
             )
-        yield from worst_counted_problems(doc, result, drop_fastest, drop_slowest, benchmark.direction)
+        yield from worst_counted_problems(doc, result, drop_fastest, drop_slowest, quality_direction(result, benchmark))
 
 
 def _as_imported(entry: Entry, catalog: Catalog) -> bool:

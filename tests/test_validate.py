@@ -601,6 +601,47 @@ def test_published_runs_need_no_quality(empty_project):
     assert run_cli("validate", cwd=empty_project).code == 0
 
 
+@pytest.mark.parametrize(
+    "quality, expected",
+    [
+        # Published runs share no metric: a quality and a target need the direction the run states...
+        ("  quality: 2.9\n  quality_target: 3.0\n", "$.result: missing required field 'quality_direction'"),
+        # ...and then the quality must reach the target in it.
+        ("  quality: 2.9\n  quality_target: 3.0\n  quality_direction: lower\n", None),
+        (
+            "  quality: 3.1\n  quality_target: 3.0\n  quality_direction: lower\n",
+            "$.result.quality: quality 3.1 misses the target 3.0 (lower is better: at most the target)",
+        ),
+        (
+            "  quality: 0.71\n  quality_target: 0.72\n  quality_direction: higher\n",
+            "$.result.quality: quality 0.71 misses the target 0.72 (higher is better: at least the target)",
+        ),
+        ("  quality: 0.72\n  quality_target: 0.72\n  quality_direction: higher\n", None),
+        # A quality alone, or a direction alone, says nothing to check.
+        ("  quality: 0.71\n", None),
+        ("  quality_direction: sideways\n", "$.result.quality_direction: 'sideways' is not one of"),
+    ],
+)
+def test_a_published_run_reaches_its_own_target_in_the_direction_it_states(empty_project, quality, expected):
+    place(empty_project, PUBLISHED.replace("  minutes: 5760\n", "  minutes: 5760\n" + quality), round_="published")
+    result = run_cli("validate", cwd=empty_project)
+    if expected is None:
+        assert result.code == 0, result.out
+    else:
+        assert result.code == 1 and expected in result.out, result.out
+
+
+def test_a_stated_direction_must_agree_with_the_catalogs(empty_project):
+    place(empty_project, MLPERF.replace("  quality: 0.7601\n", "  quality: 0.7601\n  quality_direction: lower\n"))
+    result = run_cli("validate", cwd=empty_project)
+    assert result.code == 1
+    assert "$.result.quality_direction: ResNet-50's top-1 accuracy is better when higher, not lower" in result.out, (
+        result.out
+    )
+    place(empty_project, MLPERF.replace("  quality: 0.7601\n", "  quality: 0.7601\n  quality_direction: higher\n"))
+    assert run_cli("validate", cwd=empty_project).code == 0
+
+
 def test_a_system_not_yet_released_is_a_preview_or_research(empty_project):
     early = edit(MLPERF, "accelerator: a100-sxm4-80gb", "accelerator: h100-sxm5-80gb")
     place(empty_project, edit(early, "availability: available", "availability: research"))
