@@ -15,10 +15,10 @@ from leaderboard.families import family
 from leaderboard.problems import plural
 from leaderboard.render import labels
 from leaderboard.render.altair_import import alt
+from leaderboard.render.chart_points import board_tooltip, result_points, units, units_note
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
 from leaderboard.render.painter import SVG_WIDTH
-from leaderboard.rows import UNRANKED_REASONS
 
 MAX_BARS = 60  # the chip-hours bar chart shows at most this many entries (the fewest chip-hours)
 # A scatter plot draws at most this many points (spread evenly over the division's range, the
@@ -102,85 +102,6 @@ def colours_repeat(points: list[dict], styles: dict[str, Style]) -> bool:
     """Whether two accelerators of the points share a colour (told apart by shape then)."""
     names = {p["accelerator"] for p in points}
     return len({styles.get(n, UNKNOWN).colour for n in names}) < len(names)
-
-
-def units(rows: list[dict]) -> tuple[str, str]:
-    """What a chart of `rows` calls their count and their hours: chips and chip-hours; CPUs and
-    processor-hours where every result is of a system of processors alone (results.cpu_only, as
-    the tables say), both where the chart shows both kinds."""
-    cpu = {bool(r.get("cpu_only")) for r in rows}
-    if cpu == {True}:
-        return "CPUs", "Processor-hours"
-    if cpu == {True, False}:
-        return "Chips or CPUs", "Chip- or processor-hours"
-    return "Chips", "Chip-hours"
-
-
-def units_note(rows: list[dict]) -> str:
-    """The sentence a chart of both kinds adds (units): which results count CPUs."""
-    if units(rows)[0] != "Chips or CPUs":
-        return ""
-    return " Systems of processors alone count CPUs, not chips, and their hours are processor-hours."
-
-
-def _tooltip(rows: list[dict], cost_title: str = "Cost, on-demand (USD)") -> list[alt.Tooltip]:
-    count, hours = units(rows)
-    return [
-        alt.Tooltip("submitter:N", title="Submitter"),
-        alt.Tooltip("system:N", title="System"),
-        alt.Tooltip("accelerator:N", title="Accelerator"),
-        alt.Tooltip("chips:Q", title=count, format=",.4~f"),
-        alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-        alt.Tooltip("chip_hours:Q", title=hours, format=",.1f"),
-        alt.Tooltip("cost:Q", title=cost_title, format="$,.2f"),
-        alt.Tooltip("price:N", title="Price used"),
-        alt.Tooltip("division:N", title="Division"),
-        alt.Tooltip("availability:N", title="Availability"),
-        alt.Tooltip("rank:N", title="Rank"),
-    ]
-
-
-def price_mark(row: dict) -> str:
-    """What a tooltip says of the on-demand price behind a cost: its marks (a later price and the
-    gap in days, an estimate), else that it was in force at the result's date."""
-    if row.get("cost_usd") is None:
-        return "none"
-    marks = ((row.get("costs") or {}).get("on-demand") or {}).get("marks") or []
-    return "; ".join(marks) or "in force at the result's date"
-
-
-def _points(rows: list[dict], root: str) -> list[dict]:
-    return [
-        {
-            "entry_id": row["entry_id"],
-            "submitter": row["submitter"],
-            "system": row["system"],
-            "accelerator": row["accelerator_name"],
-            "chips": row["chips"],
-            "cpu_only": bool(row.get("cpu_only")),  # its chips are CPUs (units)
-            "minutes": row["minutes"],
-            "chip_hours": row["chip_hours"],
-            "cost": row["cost_usd"],
-            "price": price_mark(row),
-            "division": row["division"],
-            "availability": row["availability"],
-            "date": row["date"],
-            "model": row["model_name"],
-            "url": root + row["path"],
-            "ranked": bool(row.get("ranked", True)),
-            "unranked_reason": None if row.get("ranked", True) else row.get("unranked_reason"),
-            "rank": _rank_text(row),
-        }
-        for row in rows
-    ]
-
-
-def _rank_text(row: dict) -> str:
-    """What a tooltip says of the result's rank on its board."""
-    if row.get("ranked", True):
-        return str(row["board_rank"]) if row.get("board_rank") is not None else "ranked"
-    reason = row.get("unranked_reason")
-    return f"none: {UNRANKED_REASONS[reason]}" if reason in UNRANKED_REASONS else "none"
 
 
 def result_marks(data: alt.NamedData, points: list[dict], mark: dict, encoding: dict) -> tuple[alt.Chart, ...]:
@@ -291,7 +212,7 @@ def _format_log_axes(view: dict) -> None:
 def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
     """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours)."""
     datasets: dict[str, list] = {}
-    points = _sample(_points(rows, root))
+    points = _sample(result_points(rows, root))
     note = _sampled_note(len(points), len(rows))
     chips = [p["chips"] for p in points]
     minutes = [p["minutes"] for p in points]
@@ -326,7 +247,7 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
             "x": x,
             "y": y,
             **accelerator_encoding(points, styles),
-            "tooltip": _tooltip(points),
+            "tooltip": board_tooltip(points),
             "href": alt.Href("url:N"),
         },
     )
@@ -353,7 +274,7 @@ def cost_frontier(
     """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted; `derived`
     says what kind of number a cost is (DERIVED_MLPERF on an MLPerf board)."""
     datasets: dict[str, list] = {}
-    points = [p for p in _points(rows, root) if p["cost"] is not None and p["cost"] > 0]
+    points = [p for p in result_points(rows, root) if p["cost"] is not None and p["cost"] > 0]
     if not points:
         return None
     # Only results that rank can be on the frontier: it names the best for their cost.
@@ -380,7 +301,7 @@ def cost_frontier(
             **accelerator_encoding(points, styles),
             "size": alt.Size("size:Q", scale=None, legend=None),
             "stroke": alt.Stroke("outline:N", scale=None, legend=None),
-            "tooltip": [*_tooltip(points), alt.Tooltip("frontier:N", title="Pareto frontier")],
+            "tooltip": [*board_tooltip(points), alt.Tooltip("frontier:N", title="Pareto frontier")],
             "href": alt.Href("url:N"),
         },
     )
@@ -414,7 +335,7 @@ def chip_hours_bars(
     plot on a log axis. Not bars: a bar on a log axis starts at an arbitrary base, so its length
     (what the eye compares) means nothing; a dot's position does."""
     datasets: dict[str, list] = {}
-    points = sorted(_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
+    points = sorted(result_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
     seen: dict[str, int] = {}
     # A published run is known by its model (its system is only the hardware it ran on).
     by_model = all(family(r.get("round_kind", "")).model_runs for r in rows)
@@ -433,7 +354,7 @@ def chip_hours_bars(
                 "chip_hours:Q", title=f"{units(points)[1]} (log)", scale=alt.Scale(type="log", domain=[low, high])
             ),
             "y": alt.Y("label:N", title=None, sort=[p["label"] for p in points], axis=alt.Axis(grid=True)),
-            "tooltip": _tooltip(points),
+            "tooltip": board_tooltip(points),
             "href": alt.Href("url:N"),
             **accelerator_encoding(points, styles),
         },
@@ -461,7 +382,7 @@ def over_time(
     """Published runs: chip-hours or cost of each model against its date, famous models labelled."""
     datasets: dict[str, list] = {}
     field, title = {"chip_hours": ("chip_hours", "Chip-hours"), "cost": ("cost", "Cost, on-demand, USD")}[metric]
-    points = [p for p in _points(rows, root) if p[field] is not None and p[field] > 0]
+    points = [p for p in result_points(rows, root) if p[field] is not None and p[field] > 0]
     if not points:
         return None
     # One label per well-known family (its first run), so labels stay readable.
@@ -482,7 +403,11 @@ def over_time(
             "x": x,
             "y": y,
             **accelerator_encoding(points, styles),
-            "tooltip": [alt.Tooltip("model:N", title="Model"), alt.Tooltip("date:N", title="Date"), *_tooltip(points)],
+            "tooltip": [
+                alt.Tooltip("model:N", title="Model"),
+                alt.Tooltip("date:N", title="Date"),
+                *board_tooltip(points),
+            ],
             "href": alt.Href("url:N"),
         },
     )

@@ -11,7 +11,8 @@ from functools import cache
 
 from leaderboard.families import family
 from leaderboard.render.altair_import import alt
-from leaderboard.render.charts import Chart, _finish, _named, _points, legend, log_scale, units, units_note
+from leaderboard.render.chart_points import result_points, units, units_note
+from leaderboard.render.charts import Chart, _finish, _named, legend, log_scale
 from leaderboard.render.colours import distinct_styles
 from leaderboard.render.lineages import Lineage, VendorLine
 
@@ -29,7 +30,7 @@ AXIS = {
 
 def _point(row: dict, round_: dict, root: str, **extra: object) -> dict:
     """The per-board charts' point for a result, dated by its round."""
-    point = {**_points([row], root)[0], "round": round_["name"], "date": round_["date"], **extra}
+    point = {**result_points([row], root)[0], "round": round_["name"], "date": round_["date"], **extra}
     return {**point, "models_per_minute": row.get("models_per_minute")}
 
 

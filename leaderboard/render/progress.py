@@ -8,6 +8,7 @@ import statistics
 from functools import cache
 
 from leaderboard.render.altair_import import alt
+from leaderboard.render.chart_points import units
 from leaderboard.render.charts import (
     Chart,
     _finish,
@@ -17,7 +18,6 @@ from leaderboard.render.charts import (
     cost_against_cost,
     legend,
     log_scale,
-    units,
 )
 from leaderboard.render.charts import (
     layers as chart_layers,
