@@ -5,7 +5,6 @@ Each catalog file is checked against its own JSON Schema and for ids that must a
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import re
@@ -16,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from leaderboard import archives, manifest, organizations, schemas
+from leaderboard.catalog_checks import before_release, round_names, unreal_dates
 from leaderboard.files import NOT_REGULAR_HINT, load, not_regular, special_files
 from leaderboard.problems import Problem, did_you_mean
 from leaderboard.skipped import HINT as SKIPPED_HINT
@@ -424,49 +424,13 @@ def checked_base_url(value: str) -> str:
 
 # The dates of the catalog, by file and key: the schemas check their shape, the database stores
 # them as DATE, so each must be a real day.
-CATALOG_DATES = (("rounds", "rounds", "date"), ("accelerators", "accelerators", "release_date"))
-
-
-def _unreal_dates(data: dict[str, Any]) -> list[Problem]:
-    documents = [(key, name, data[file]) for file, key, name in CATALOG_DATES if file in data]
-    documents += [("prices", "date", price_doc) for price_doc in data.get("prices", [])]
-    problems = []
-    for key, name, (doc, content) in documents:
-        for i, item in enumerate(content[key]):
-            if item.get(name) is not None and not _real_date(item[name]):
-                problems.append(doc.problem((key, i, name), f"{item[name]!r} is not a real date"))
-    return problems
-
-
-def _real_date(text: str) -> bool:
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-BEFORE_RELEASE_HINT = (
-    "no one sells a part before it exists: check the date and the accelerator; when the source itself "
-    "dates it so (a year without a day, an estimate), say why in date_before_release for a maintainer to review"
-)
-
-
-def _before_release(doc, index: int, item: dict, accelerator: Accelerator) -> list[Problem]:
-    """A price dated before its accelerator's release date is refused, unless it says why."""
-    release = accelerator.release_date
-    if release is None or item["date"] >= release or item.get("date_before_release"):
-        return []
-    message = f"price dated {item['date']}, before {accelerator.id} was released ({release})"
-    return [doc.problem(("prices", index, "date"), message, BEFORE_RELEASE_HINT)]
-
-
 def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
-    problems: list[Problem] = _unreal_dates(data)
+    problems: list[Problem] = unreal_dates(data)
     for name, key in (("rounds", "rounds"), ("benchmarks", "benchmarks"), ("accelerators", "accelerators")):
         if name not in data:
             continue
         doc, content = data[name]
+        problems += round_names(doc, content[key]) if name == "rounds" else []
         seen: set[str] = set()
         for i, item in enumerate(content[key]):
             if item["id"] in seen:
@@ -538,7 +502,7 @@ def _cross_check(catalog: Catalog, data: dict[str, Any]) -> list[Problem]:
                     doc.problem(("prices", i, "unit"), "priced per core-hour but the accelerator has no cores_per_chip")
                 )
             if item["accelerator"] in catalog.accelerators:
-                problems += _before_release(doc, i, item, catalog.accelerators[item["accelerator"]])
+                problems += before_release(doc, i, item, catalog.accelerators[item["accelerator"]])
             if (item["tier"] == "purchase") != (item["unit"] == "chip"):
                 problems.append(
                     doc.problem(

@@ -502,3 +502,46 @@ def test_the_reasons_reach_the_prices_table():
     rows = catalog_rows(load_catalog(CATALOG))["prices"]
     assert {key for row in rows for key in row} == {column.name for column in prices.columns}
     assert sum(row["date_before_release"] is not None for row in rows) == 4
+
+
+NEW_ROUND = """\
+  - id: {id}
+    name: {name}
+    kind: {kind}
+    date: "2026-06-01"
+    url: https://example.org/runs
+"""
+
+
+@pytest.mark.parametrize(
+    "round_id, name, kind, field",
+    [
+        ("papers-2026", "MLPerf Training v6.0", "published", "name"),  # the tester's round
+        ("papers-2026", "ML-Perf style runs", "published", "name"),  # spelt apart
+        ("mlperf-training-v6.0", "Runs from papers", "published", "id"),
+        ("dawn-2", "MLPerf-like DAWNBench", "dawnbench", "name"),
+        ("mlperf-training-v6.0", "MLPerf Training v6.0", "mlperf-training", None),  # MLCommons' own
+        ("papers-2026", "Runs from papers, 2026", "published", None),
+    ],
+)
+def test_only_mlcommons_rounds_are_named_mlperf(empty_project, round_id, name, kind, field):
+    """MLPerf is MLCommons' trademark: a round of published runs (or any non-MLPerf kind) named
+    MLPerf is refused, in its name or its id, by `validate` (and so by check-pr) with its place."""
+    from conftest import run_cli
+
+    rounds = empty_project / "catalog" / "rounds.yaml"
+    text = rounds.read_text()
+    at = text.index("  - id: published\n")
+    rounds.write_text(text[:at] + NEW_ROUND.format(id=round_id, name=name, kind=kind) + text[at:])
+    result = run_cli("validate", cwd=empty_project)
+    if field is None:
+        assert result.code == 0, result.out
+        return
+    index = len(yaml.safe_load(text[:at] + "\n")["rounds"])
+    line = text[:at].count("\n") + (2 if field == "name" else 1)
+    assert result.code == 1, result.out
+    assert (
+        f"{rounds.relative_to(empty_project)}:{line}:" in result.out
+        and f"$.rounds[{index}].{field}: round {round_id!r} of kind {kind} is named MLPerf" in result.out
+        and "hint: MLPerf is MLCommons' trademark" in result.out
+    ), result.out
