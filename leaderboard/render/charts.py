@@ -385,6 +385,7 @@ def over_time(
     points = [p for p in result_points(rows, root) if p[field] is not None and p[field] > 0]
     if not points:
         return None
+    title = units(points)[1] if field == "chip_hours" else title
     # One label per well-known family (its first run), so labels stay readable.
     labelled: set[str] = set()
     for point in sorted(points, key=lambda p: (p["date"], p["entry_id"])):
@@ -491,7 +492,7 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
     ]
     for point in points:
         result = results.get(point["entry_id"], {})
-        point.update({k: result.get(k) for k in ("submitter", "system", "chips", "minutes", "chip_hours")})
+        point.update({k: result.get(k) for k in ("submitter", "system", "chips", "cpu_only", "minutes", "chip_hours")})
     if not points:
         return None
     layers = cost_against_cost(
@@ -505,9 +506,9 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
             alt.Tooltip("model_name:N", title="Model"),
             alt.Tooltip("submitter:N", title="Submitter"),
             alt.Tooltip("system:N", title="System"),
-            alt.Tooltip("chips:Q", title="Chips", format=",.4~f"),
+            alt.Tooltip("chips:Q", title=units(points)[0], format=",.4~f"),
             alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-            alt.Tooltip("chip_hours:Q", title="Chip-hours", format=",.1f"),
+            alt.Tooltip("chip_hours:Q", title=units(points)[1], format=",.1f"),
             alt.Tooltip("our_cost_usd:Q", title="Our cost (USD of its date)", format="$,.0f"),
             alt.Tooltip("tier:N", title="Tier"),
             alt.Tooltip("our_cost_usd_2023:Q", title="Our cost (2023 USD)", format="$,.0f"),
