@@ -495,6 +495,7 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
         point.update({k: result.get(k) for k in ("submitter", "system", "chips", "cpu_only", "minutes", "chip_hours")})
     if not points:
         return None
+    count, hours = units(points)
     layers = cost_against_cost(
         datasets,
         points,
@@ -506,9 +507,9 @@ def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> C
             alt.Tooltip("model_name:N", title="Model"),
             alt.Tooltip("submitter:N", title="Submitter"),
             alt.Tooltip("system:N", title="System"),
-            alt.Tooltip("chips:Q", title=units(points)[0], format=",.4~f"),
+            alt.Tooltip("chips:Q", title=count, format=",.4~f"),
             alt.Tooltip("minutes:Q", title="Minutes", format=",.4~f"),
-            alt.Tooltip("chip_hours:Q", title=units(points)[1], format=",.1f"),
+            alt.Tooltip("chip_hours:Q", title=hours, format=",.1f"),
             alt.Tooltip("our_cost_usd:Q", title="Our cost (USD of its date)", format="$,.0f"),
             alt.Tooltip("tier:N", title="Tier"),
             alt.Tooltip("our_cost_usd_2023:Q", title="Our cost (2023 USD)", format="$,.0f"),
