@@ -25,6 +25,10 @@ from leaderboard.problems import Problem
 
 MAX_BYTES = 1024 * 1024  # one result is a few hundred bytes; anything near this is not a result
 MAX_DEPTH = 64
+# Levels libyaml's composer (recursive C) may be given without a check of the depth first: a
+# thread's 512 KiB stack (macOS's) held 1,000 levels and crashed at 1,500; an 8 MiB one crashed
+# near 25,000. Most submissions could not nest this deep (a median of 64 lines and brackets).
+COMPOSER_SAFE_DEPTH = 500
 MAX_NODES = 100_000  # caps alias expansion ("billion laughs") and huge documents alike
 SUFFIXES = {".yaml", ".yml", ".json"}
 
@@ -231,29 +235,42 @@ _YAML_TYPES = {
 }
 
 
-def _could_nest_deeper_than_limit(text: str) -> bool:
+def _could_nest_deeper_than(text: str, levels: int) -> bool:
     """Each level of nesting needs a new line, a bracket, '- ' or '? '; few of those, no deep nesting."""
     openers = text.count("\n") + text.count("[") + text.count("{") + text.count("- ") + text.count("? ")
-    return openers >= MAX_DEPTH
+    return openers >= levels
 
 
 def _check_depth(text: str) -> None:
-    # libyaml's composer recurses in C and crashes the interpreter on very deep nesting, so the
-    # depth is measured first on the (iterative) event stream.
-    depth = 0
+    """Refuse, before libyaml composes it, a document nested deeper than MAX_DEPTH, where
+    _from_node would: at the first value (collection, scalar or alias; not a mapping's key) below
+    MAX_DEPTH levels, or at the first mapping key that is not a plain name (a key may nest keys
+    without any value). libyaml's composer recurses in C and crashes the interpreter on very deep
+    nesting (see COMPOSER_SAFE_DEPTH), so the depth is measured on the (iterative) event stream."""
+    open_collections: list[list] = []  # [is a mapping, children so far] of each collection open
     for event in yaml.parse(text, Loader=_YamlLoader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                mark = event.start_mark
+        if isinstance(event, yaml.NodeEvent):
+            parent = open_collections[-1] if open_collections else None
+            is_key = parent is not None and parent[0] and parent[1] % 2 == 0
+            if parent is not None:
+                parent[1] += 1
+            mark = event.start_mark
+            if is_key and isinstance(event, yaml.CollectionStartEvent):  # keys nested without end
+                raise _Invalid("a mapping key must be a plain name", mark.line + 1, mark.column + 1)
+            if not is_key and len(open_collections) > MAX_DEPTH:
                 raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1)
+            if isinstance(event, yaml.CollectionStartEvent):
+                open_collections.append([isinstance(event, yaml.MappingStartEvent), 0])
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+            open_collections.pop()
 
 
 def _load_yaml(text: str, doc: Document) -> Any:
     try:
-        if _could_nest_deeper_than_limit(text):
+        # Below COMPOSER_SAFE_DEPTH possible levels (nearly every submission), composing is safe and
+        # _from_node enforces MAX_DEPTH; the walk of the event stream (a fifth of parsing a file)
+        # is for the rest.
+        if _could_nest_deeper_than(text, COMPOSER_SAFE_DEPTH):
             _check_depth(text)
         nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
     except yaml.MarkedYAMLError as error:
@@ -344,19 +361,25 @@ def _number_is_bad(value: float) -> bool:
     return value != value or abs(value) > MAX_NUMBER  # NaN, infinities, absurd magnitudes
 
 
+_STR = "tag:yaml.org,2002:str"
+
+
 def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], depth: int) -> Any:
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooManyValues
     if depth > MAX_DEPTH:
         raise _Invalid(f"nesting deeper than {MAX_DEPTH} levels", *_mark(node))
-    if node.tag not in _PLAIN_TAGS[type(node)]:
+    kind = node.__class__
+    if node.tag not in _PLAIN_TAGS[kind]:
         raise _Invalid(
             f"YAML tag {node.tag!r} is not allowed",
             *_mark(node),
             hint="use plain values: strings, numbers, true/false, lists and mappings",
         )
-    if isinstance(node, yaml.ScalarNode):
+    if kind is yaml.ScalarNode:
+        if node.tag == _STR:  # most values: nothing to convert
+            return node.value
         make = _YAML_TYPES[node.tag]
         try:
             value = make(node)
@@ -365,23 +388,22 @@ def _from_node(node: yaml.Node, path: Path_, doc: Document, budget: list[int], d
         if value.__class__ in (int, float) and _number_is_bad(value):
             doc.bad_numbers.append(path)
         return value
-    if isinstance(node, yaml.SequenceNode):
-        return [_from_node(child, path + (i,), doc, budget, depth + 1) for i, child in enumerate(node.value)]
-    if isinstance(node, yaml.MappingNode):
+    if kind is yaml.SequenceNode:
+        return [_from_node(child, (*path, i), doc, budget, depth + 1) for i, child in enumerate(node.value)]
+    if kind is yaml.MappingNode:
         result: dict[str, Any] = {}
-        first_lines: dict[str, int] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _YAML_TYPES:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag not in _YAML_TYPES:
                 raise _Invalid("a mapping key must be a plain name", *_mark(key_node))
             key = key_node.value
             if key in result:
+                first = next(k for k, _ in node.value if k.__class__ is yaml.ScalarNode and k.value == key)
                 raise _Invalid(
-                    f"duplicate key {key!r} (first at line {first_lines[key]})",
+                    f"duplicate key {key!r} (first at line {first.start_mark.line + 1})",
                     *_mark(key_node),
                     hint="each key may appear once in a mapping",
                 )
-            first_lines[key] = key_node.start_mark.line + 1
-            result[key] = _from_node(value_node, path + (key,), doc, budget, depth + 1)
+            result[key] = _from_node(value_node, (*path, key), doc, budget, depth + 1)
         return result
     raise _Invalid(f"unexpected YAML node {type(node).__name__}")  # pragma: no cover
 

@@ -73,6 +73,27 @@ def test_json_positions(tmp_path):
         ("tag-key.yaml", "!!python/name:os.system a: 1\n", "a mapping key must be a plain name", 1, 1),
         ("two.yaml", "a: 1\n---\nb: 2\n", "2 YAML documents", 3, 1),  # where the second begins
         ("deep.json", "[" * 100 + "]" * 100, "nesting deeper than 64", 1, 66),
+        # Refused at the same place whether the composer's depth is checked first (enough brackets,
+        # lines, '- ' and '? ' to pass COMPOSER_SAFE_DEPTH levels) or by the values' walk after it.
+        ("deep.yaml", "[" * 100 + "]" * 100, "nesting deeper than 64", 1, 66),
+        ("deeper.yaml", "[" * 1_000 + "]" * 1_000, "nesting deeper than 64", 1, 66),
+        (
+            "deep-block.yaml",
+            "".join(" " * i + "k:\n" for i in range(100)) + " " * 100 + "v\n",
+            "nesting deeper than 64",
+            66,
+            66,
+        ),
+        (
+            "deep-lines.yaml",
+            "".join(" " * i + "k:\n" for i in range(100)) + "#\n" * 600,
+            "nesting deeper than 64",
+            66,
+            66,
+        ),
+        ("deep-dashes.yaml", "- " * 70 + "x\n", "nesting deeper than 64", 1, 131),
+        ("keys.yaml", "? " * 10 + "x\n", "a mapping key must be a plain name", 1, 3),
+        ("deep-keys.yaml", "? " * 600 + "x\n", "a mapping key must be a plain name", 1, 3),
         # A limit crossed: the alias whose expansion crosses it, else the value counted past it.
         ("bomb.yaml", alias_bomb(), "holds more than 100,000 values", 6, 8),
         ("bomb-of-mappings.yaml", alias_bomb(mapping=True), "holds more than 100,000 values", 6, 12),
