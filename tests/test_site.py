@@ -1170,6 +1170,11 @@ def test_serve_serves_the_site_on_localhost(out):
             assert response.status == 200 and b"Training results leaderboard" in response.read()
         with urllib.request.urlopen(f"http://{host}:{port}/static/site.js", timeout=10) as response:
             assert response.headers["Content-Type"].startswith("text/javascript")
+        # The .arrow downloads are Arrow IPC files (the random-access format), and say so.
+        arrow = next((out / "data").glob("*.arrow")).name
+        with urllib.request.urlopen(f"http://{host}:{port}/data/{arrow}", timeout=10) as response:
+            assert response.headers["Content-Type"] == "application/vnd.apache.arrow.file"
+            assert response.read(6) == b"ARROW1"
     finally:
         server.shutdown()
         server.server_close()

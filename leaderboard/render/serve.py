@@ -18,7 +18,7 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         ".js": "text/javascript",
         ".mjs": "text/javascript",
         ".wasm": "application/wasm",
-        ".arrow": "application/vnd.apache.arrow.stream",
+        ".arrow": "application/vnd.apache.arrow.file",  # IPC files (downloads._write_arrow), not streams
         ".yaml": "text/plain; charset=utf-8",
         ".yml": "text/plain; charset=utf-8",
         ".json": "application/json",
