@@ -29,6 +29,7 @@ from leaderboard.normalize import (
     reaches_target,
 )
 from leaderboard.organizations import canonical_names, organization_of
+from leaderboard.quality import quality_direction
 from leaderboard.republished import Publication, republished_from
 from leaderboard.tree import real_folder
 from leaderboard.validate import Entry
@@ -116,6 +117,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
                 "estimated": bool(result.get("estimated", False)),
                 "quality": result.get("quality"),
                 "quality_target": result.get("quality_target"),
+                "quality_direction": quality_direction(result, catalog.benchmarks[data["benchmark"]]),
                 "chip_hours": hours,
                 "cost_usd": default.cost_usd,
                 "price_usd_per_chip_hour": default.usd_per_chip_hour,

@@ -237,6 +237,13 @@ results = sa.Table(
     _col("estimated", Bool, "true when minutes is an estimate."),
     _col("quality", Float, "Achieved quality."),
     _col("quality_target", Float, "Target trained to."),
+    _col(
+        "quality_direction",
+        Text,
+        "higher or lower: which way quality (and quality_target) is better: the benchmark's metric's "
+        "(benchmarks.direction), else what a published run states (result.quality_direction); NULL when "
+        "neither says.",
+    ),
     _col("chip_hours", Float, "chips x minutes / 60. Derived; not an official MLPerf metric."),
     _col("cost_usd", Float, "chip_hours x on-demand price per chip-hour. Derived; not an official MLPerf metric."),
     _col("price_usd_per_chip_hour", Float, "The on-demand price used."),

@@ -109,6 +109,24 @@ def test_units_and_costs_of_a_published_run(built):
     assert set(tiers) == {"on-demand", "spot", "1-year", "3-year", "purchase"}
 
 
+def test_each_result_says_which_way_its_quality_is_better(empty_project):
+    """results.quality_direction: the benchmark's metric's (ResNet-50's accuracy: higher), else what
+    a published run states; NULL where neither says."""
+    place(empty_project, MLPERF)
+    stated = "  minutes: 5760\n  quality: 2.9\n  quality_target: 3.0\n  quality_direction: lower\n"
+    place(empty_project, PUBLISHED.replace("  minutes: 5760\n", stated), round_="published", name="stated.yaml")
+    silent = PUBLISHED.replace("16 Cloud TPU v3 devices", "32 Cloud TPU v3 devices").replace("count: 16", "count: 32")
+    place(empty_project, silent, round_="published", name="silent.yaml")
+    built = run_cli("build", "-q", "--db-only", cwd=empty_project)
+    assert built.code == 0, built.out + built.err
+    found = dict(sql(empty_project, "SELECT entry_id, quality_direction FROM results"))
+    assert found == {
+        "mlperf-training-v1.1/acme-labs/acme-64": "higher",
+        "published/acme-labs/stated": "lower",
+        "published/acme-labs/silent": None,
+    }
+
+
 def test_no_price_gives_null_cost_with_reason(empty_project):
     for imported in (empty_project / "catalog").glob("prices-*.yaml"):
         imported.unlink()
