@@ -334,11 +334,13 @@ def main() -> None:
     args = parser.parse_args()
     rows = run([int(s) for s in args.sizes.split(",")])
     imports = import_comparison(args.data)
+    import check_pr
     import import_families
     import site_build
     import sql_page
 
     sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
+    sections += ["", *check_pr.markdown(check_pr.measure())]
     sections += ["", *import_families.markdown(import_families.measure(args.data))]
     text = report(rows, imports) + "\n" + "\n".join(["", *sections]) + "\n"
     args.out.write_text(text)
