@@ -115,13 +115,13 @@ def test_each_result_says_which_way_its_quality_is_better(empty_project):
     place(empty_project, MLPERF)
     stated = "  minutes: 5760\n  quality: 2.9\n  quality_target: 3.0\n  quality_direction: lower\n"
     place(empty_project, PUBLISHED.replace("  minutes: 5760\n", stated), round_="published", name="stated.yaml")
-    silent = PUBLISHED.replace("16 Cloud TPU v3 devices", "32 Cloud TPU v3 devices").replace("count: 16", "count: 32")
+    silent = PUBLISHED.replace("name: Acme-LM", "name: Acme-LM-2").replace('"Training Acme-LM"', '"Training Acme-LM-2"')
     place(empty_project, silent, round_="published", name="silent.yaml")
     built = run_cli("build", "-q", "--db-only", cwd=empty_project)
     assert built.code == 0, built.out + built.err
     found = dict(sql(empty_project, "SELECT entry_id, quality_direction FROM results"))
     assert found == {
-        "mlperf-training-v1.1/acme-labs/acme-64": "higher",
+        "mlperf-training-v1.1/acme-labs/entry": "higher",
         "published/acme-labs/stated": "lower",
         "published/acme-labs/silent": None,
     }
