@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from leaderboard.render import boards, charts, lineage_charts, lineages, model, painter
+from leaderboard.render.chart_points import result_points
 from leaderboard.render.colours import (
     DASHES,
     LEVELS,
@@ -117,7 +118,7 @@ def accelerator_charts(data, looks) -> list[charts.Chart]:
         chart
         for board in data.boards
         for division in board.divisions
-        for chart in boards.division_charts(board, division, looks, "../../")
+        for chart in boards.division_charts(board, division, looks, result_points(board.divisions[division], "../../"))
     ]
     built += [chart for round_ in data.rounds for chart in boards.round_charts(data, round_, looks)]
     return [c for c in built if channel(c.spec, "color", "accelerator")]

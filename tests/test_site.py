@@ -31,6 +31,7 @@ from leaderboard.families import family
 from leaderboard.normalize import TIERS, competition_ranks, cost_marks, slug
 from leaderboard.render import charts, downloads, entries, feeds, model, painter, prices, site, writer
 from leaderboard.render import colours as colours_module
+from leaderboard.render.chart_points import result_points
 
 HOSTILE_SYSTEM = "<script>alert(1)</script> \"double\" 'single' & Ünïcødé — 🚀 </td>"
 HOSTILE_SUBMITTER = 'Ünïcødé & "Quoted" <Lab>'
@@ -1299,10 +1300,11 @@ def test_charts_draw_a_bounded_number_of_points():
         for i in range(10_000)
     ]
     colours = {"Chip": colours_module.style(0)}
+    points = result_points(rows, "")
     drawn = [
-        charts.scaling("big-scaling", rows, "Big", colours, ""),
-        charts.cost_frontier("big-cost", rows, "Big", colours, ""),
-        charts.chip_hours_bars("big-bars", rows, "Big", colours, ""),
+        charts.scaling("big-scaling", points, "Big", colours),
+        charts.cost_frontier("big-cost", points, "Big", colours),
+        charts.chip_hours_bars("big-bars", points, "Big", colours),
     ]
     for chart in drawn:
         assert len(chart.spec["datasets"]["results"]) <= charts.MAX_POINTS
@@ -1400,6 +1402,18 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # Downloads of tables the change left alone are kept; those of the results are exported again.
     assert {"data/prices.csv", "data/prices.parquet", "data/prices.arrow", "data/accelerators.csv"} <= set(reused)
     assert not {"data/results.csv", "data/results.parquet", "data/results.arrow", "data/runs.json"} & set(reused)
+
+    # A change no board chart shows (the run's citation) builds none of its board's charts: they
+    # are keyed by the points they draw, not by the rows. The full build below checks the result.
+    changed = KNOWN_YAML.replace("count: 16", "count: 8").replace("know by heart", "know by heart, cited anew")
+    known.write_text(changed, encoding="utf-8")
+    built = []
+    monkeypatch.setattr(
+        reuse.PageReuse, "record_charts", lambda self, stem, *a: built.append(stem) or record_charts(self, stem, *a)
+    )
+    build_in_process(first)
+    assert "published--vision--open" not in built
+    assert "cited anew" in (first / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
     monkeypatch.undo()
     monkeypatch.setenv("LEADERBOARD_CACHE", "")
 

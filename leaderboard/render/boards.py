@@ -9,6 +9,7 @@ from leaderboard.families import family
 from leaderboard.render import charts as chart_specs
 from leaderboard.render import left_off, likeness, model, progress
 from leaderboard.render import prices as site_prices
+from leaderboard.render.chart_points import result_points
 from leaderboard.render.model import Board
 from leaderboard.render.writer import SiteWriter
 
@@ -46,25 +47,26 @@ def accelerator_groups(data: model.SiteData) -> list[set[str]]:
     return [group for group in divisions + rounds if group]
 
 
-def division_charts(board: Board, division: str, styles: dict, root: str) -> list[chart_specs.Chart]:
-    """A board division's charts: minutes against chips (rounds with rules), cost, chip-hours."""
+def division_charts(board: Board, division: str, styles: dict, points: list[dict]) -> list[chart_specs.Chart]:
+    """A board division's charts: minutes against chips (rounds with rules), cost, chip-hours;
+    drawn from `points`, the division's results as result_points gives them (all a chart shows
+    of a result: a change to anything else, a result's framework or its source, builds no chart)."""
     if board.rank_metric == "models_per_minute":
         # Weak scaling: each result trained its own number of models, so its minutes, chip-hours
         # and cost cover all of them. Charted raw, a result that trained more models would look
         # worse: the benchmark's page charts them per model (lineages.py).
         return []
-    rows = board.divisions[division]
     context = _division_context(board, division)
     stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
     charts = []
     kind = family(board.round["kind"])
     if kind.round_rules:
-        charts.append(chart_specs.scaling(f"{stem}--scaling", rows, context, styles, root))
+        charts.append(chart_specs.scaling(f"{stem}--scaling", points, context, styles))
     # On an MLPerf board (its family's results are recomputed from MLCommons' logs), the charts
     # say that chip-hours and cost are not official MLPerf metrics.
     derived = chart_specs.DERIVED_MLPERF if kind.verifiable else chart_specs.DERIVED
-    charts.append(chart_specs.cost_frontier(f"{stem}--cost", rows, context, styles, root, derived))
-    charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", rows, context, styles, root, derived))
+    charts.append(chart_specs.cost_frontier(f"{stem}--cost", points, context, styles, derived))
+    charts.append(chart_specs.chip_hours_bars(f"{stem}--chip-hours", points, context, styles, derived, kind.model_runs))
     return [c for c in charts if c]
 
 
@@ -76,8 +78,11 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         stem = f"{board.round['id']}--{board.benchmark['id']}--{division}"
         # The looks of the division's accelerators, as plain values (the reuse key hashes them).
         looks = {n: astuple(colours[n]) for n in sorted({r["accelerator_name"] for r in rows}) if n in colours}
-        inputs = [stem, board.round["kind"], rows, context, looks, root]
-        charts = site.chart_specs(stem, inputs, partial(division_charts, board, division, colours, root))
+        # The key of its charts: the points they are drawn from, not the rows (a change no chart
+        # shows builds none, and leaves Altair unimported).
+        points = result_points(rows, root)
+        inputs = [stem, board.round["kind"], points, context, looks]
+        charts = site.chart_specs(stem, inputs, partial(division_charts, board, division, colours, points))
         charts_by_division[division] = [site.chart(c) for c in charts]
     rows = board.rows
     count = board_page_count(board, site.page_rows)

@@ -11,7 +11,6 @@ import textwrap
 from dataclasses import dataclass
 from functools import cache
 
-from leaderboard.families import family
 from leaderboard.problems import plural
 from leaderboard.render import labels
 from leaderboard.render.altair_import import alt
@@ -126,6 +125,12 @@ def unranked_note(points: list[dict], frontier: bool = False) -> str:
     return f" Hollow: {count} no rank ({reasons})" + ("; never on the frontier." if frontier else ".")
 
 
+def _own(points: list[dict]) -> list[dict]:
+    """Copies of the points, which a chart marks (its frontier, its labels): the board's other
+    charts, and the reuse key made of them, see the points as result_points gave them."""
+    return [dict(p) for p in points]
+
+
 def _sample(points: list[dict], limit: int = MAX_POINTS, keep=lambda point: False) -> list[dict]:
     """At most `limit` points: every kept one, then evenly spaced ones in chip-hours order."""
     if len(points) <= limit:
@@ -209,11 +214,12 @@ def _format_log_axes(view: dict) -> None:
         _format_log_axes(layer)
 
 
-def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str) -> Chart:
-    """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours)."""
+def scaling(name: str, results: list[dict], context: str, styles: dict[str, Style]) -> Chart:
+    """Minutes against chips, log-log, with lines of ideal linear scaling (constant chip-hours),
+    of a division's `results` (chart_points.result_points: all a board's charts show of them)."""
     datasets: dict[str, list] = {}
-    points = _sample(result_points(rows, root))
-    note = _sampled_note(len(points), len(rows))
+    points = _sample(_own(results))
+    note = _sampled_note(len(points), len(results))
     chips = [p["chips"] for p in points]
     minutes = [p["minutes"] for p in points]
     x_domain = [min(chips) / 2, max(chips) * 2]
@@ -269,12 +275,13 @@ def scaling(name: str, rows: list[dict], context: str, styles: dict[str, Style],
 
 
 def cost_frontier(
-    name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str, derived: str = DERIVED
+    name: str, results: list[dict], context: str, styles: dict[str, Style], derived: str = DERIVED
 ) -> Chart | None:
-    """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted; `derived`
-    says what kind of number a cost is (DERIVED_MLPERF on an MLPerf board)."""
+    """Cost against minutes with the Pareto frontier (fastest for its cost) highlighted, of a
+    division's `results` (as scaling's); `derived` says what kind of number a cost is
+    (DERIVED_MLPERF on an MLPerf board)."""
     datasets: dict[str, list] = {}
-    points = [p for p in result_points(rows, root) if p["cost"] is not None and p["cost"] > 0]
+    points = [p for p in _own(results) if p["cost"] is not None and p["cost"] > 0]
     if not points:
         return None
     # Only results that rank can be on the frontier: it names the best for their cost.
@@ -305,7 +312,7 @@ def cost_frontier(
             "href": alt.Href("url:N"),
         },
     )
-    missing = len(rows) - priced
+    missing = len(results) - priced
     note = (
         f" {plural(missing, 'result')} without a price {'is' if missing == 1 else 'are'} not shown." if missing else ""
     )
@@ -329,16 +336,21 @@ def cost_frontier(
 
 
 def chip_hours_bars(
-    name: str, rows: list[dict], context: str, styles: dict[str, Style], root: str, derived: str = DERIVED
+    name: str,
+    results: list[dict],
+    context: str,
+    styles: dict[str, Style],
+    derived: str = DERIVED,
+    by_model: bool = False,
 ) -> Chart:
     """Chip-hours per entry, sorted (the fewest first), coloured and shaped by accelerator: a dot
-    plot on a log axis. Not bars: a bar on a log axis starts at an arbitrary base, so its length
-    (what the eye compares) means nothing; a dot's position does."""
+    plot on a log axis, of a division's `results` (as scaling's). Not bars: a bar on a log axis
+    starts at an arbitrary base, so its length (what the eye compares) means nothing; a dot's
+    position does. `by_model`: each result is named by its model (a published run is known by
+    its model; its system is only the hardware it ran on), else by its system."""
     datasets: dict[str, list] = {}
-    points = sorted(result_points(rows, root), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
+    points = sorted(_own(results), key=lambda p: (p["chip_hours"], p["entry_id"]))[:MAX_BARS]
     seen: dict[str, int] = {}
-    # A published run is known by its model (its system is only the hardware it ran on).
-    by_model = all(family(r.get("round_kind", "")).model_runs for r in rows)
     for point in points:
         full = f"{point['submitter']}: {point['model'] if by_model and point['model'] else point['system']}"
         label = labels.cut_middle(full, NAME_CHARACTERS)  # the tooltip names submitter and system in full
@@ -359,7 +371,7 @@ def chip_hours_bars(
             **accelerator_encoding(points, styles),
         },
     )
-    shown = f"the {len(points)} with the fewest chip-hours of {len(rows)}" if len(rows) > len(points) else ""
+    shown = f"the {len(points)} with the fewest chip-hours of {len(results)}" if len(results) > len(points) else ""
     spec = _finish(
         dots[0] if len(dots) == 1 else layers(*dots),
         f"Chip-hours per result: {context}",
