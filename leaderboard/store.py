@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from itertools import chain
 from pathlib import Path
 
 import duckdb
@@ -267,7 +268,7 @@ JSON_ROWS = 5_000  # rows turned into JSON at a time: the text of 100,000 result
 
 
 def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
-    """The rows into a DuckDB table through a JSON file (a row a line) that DuckDB reads with the
+    """The rows into a DuckDB table through a JSON file (one array of them) that DuckDB reads with the
     table's types: a fraction of the time an Arrow table takes to build from Python values (and
     no import of pandas, which pyarrow makes). False, loading nothing, when a value has no exact
     JSON form (NaN or infinity, which JSON writes as null): the caller loads it through Arrow then."""
@@ -276,24 +277,48 @@ def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
     columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: orjson takes no subclass
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
         try:
+            # One JSON array of every row, written a chunk at a time (each chunk's array, its
+            # brackets cut off, after a comma).
+            file.write(b"[")
             for start in range(0, len(rows), JSON_ROWS):
-                chunk = [{name: row.get(name) for name in columns} for row in rows[start : start + JSON_ROWS]]
-                for row in chunk:
-                    for value in row.values():
-                        if value.__class__ is float and not math.isfinite(value):
-                            return False
-                file.write(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in chunk))
+                file.write(b"," if start else b"")
+                chunk = _json_rows(rows[start : start + JSON_ROWS], columns)
+                if not _all_finite(chunk):
+                    return False
+                # Keys are columns' names, some of them SQLAlchemy's (a subclass of str).
+                file.write(orjson.dumps(chunk, option=orjson.OPT_NON_STR_KEYS)[1:-1])
+            file.write(b"]")
             file.flush()
         except OSError as error:  # a full disk: name the file (a write's error names none)
             error.filename = error.filename or file.name
             raise
         names = ", ".join(f'"{c}"' for c in columns)
+        # A key the table does not have is left out; a column a row does not have is NULL.
         duck.execute(
-            f'INSERT INTO "{table.name}" ({names}) '
-            f"SELECT {names} FROM read_json(?, format = 'newline_delimited', columns = ?)",
+            f"INSERT INTO \"{table.name}\" ({names}) SELECT {names} FROM read_json(?, format = 'array', columns = ?)",
             [file.name, columns],
         )
     return True
+
+
+def _json_rows(rows: list[dict], columns: dict) -> list[dict]:
+    """The rows as JSON is to hold them: each as it is when it has only columns of the table
+    (most do; copying each took a third of the time of filling the database), else those alone."""
+    names = columns.keys()
+    return [row if row.keys() <= names else {name: row.get(name) for name in names} for row in rows]
+
+
+def _all_finite(rows: list[dict]) -> bool:
+    """Whether every float value of the rows is finite (JSON has no NaN or infinity). A sum of
+    floats is finite only when each of them is; a sum too large for a float has them checked one
+    by one."""
+    floats = [value for value in chain.from_iterable(map(dict.values, rows)) if value.__class__ is float]
+    try:
+        if math.isfinite(math.fsum(floats)):
+            return True
+    except (OverflowError, ValueError):  # a sum past the largest float; infinity minus infinity
+        pass
+    return all(map(math.isfinite, floats))
 
 
 def arrow_schema(table: sa.Table):
