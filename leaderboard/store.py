@@ -274,7 +274,7 @@ def _load_json(duck, table: sa.Table, rows: list[dict]) -> bool:
     JSON form (NaN or infinity, which JSON writes as null): the caller loads it through Arrow then."""
     import tempfile
 
-    columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: orjson takes no subclass
+    columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: plain names for DuckDB
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
         try:
             # One JSON array of every row, written a chunk at a time (each chunk's array, its
