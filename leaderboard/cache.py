@@ -88,23 +88,74 @@ class ValidationCache:
         stored = self.old.get(key)
         try:
             entry_id, text, text_digest = stored
-            if digest(text) != text_digest:
-                return None
-            data = orjson.loads(text)
         except (TypeError, ValueError):
             return None
+        data = _checked_json(text, text_digest)
         if not isinstance(entry_id, str) or not isinstance(data, dict):
             return None
         self.new[key] = stored
         return entry_id, data
 
     def put(self, key: str, entry_id: str, data: dict) -> None:
-        try:
-            text = orjson.dumps(data).decode()  # NaN becomes null and fails the check below
-        except (TypeError, ValueError):
-            return
-        if orjson.loads(text) == data:  # only what JSON gives back unchanged (no non-text keys)
+        text = _exact_json(data)
+        if text is not None:
             self.new[key] = [entry_id, text, digest(text)]
 
     def save(self) -> None:
         write_json(self.path, {"catalog": self.catalog_digest, "entries": self.new})
+
+
+class ParsedFiles:
+    """Catalog files as parsed before, by path and content hash: a catalog file read again with
+    the same bytes is not parsed again (parsing its YAML is most of loading the catalog, and a
+    rebuild loads it each time). Only a file that parsed and passed its schema is kept."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.old: dict = read_json(path).get("files", {})
+        self.new: dict[str, list[str]] = {}
+
+    @staticmethod
+    def key(path: Path, content: bytes | None) -> str | None:
+        """The key of a file's bytes; None when it could not be read (files.read_regular)."""
+        return None if content is None else digest(str(path).encode() + b"\0" + content)
+
+    def get(self, key: str | None) -> dict | list | None:
+        """The data stored for `key`, when the stored text still has its hash."""
+        stored = self.old.get(key) if key is not None else None
+        try:
+            text, text_digest = stored
+        except (TypeError, ValueError):
+            return None
+        data = _checked_json(text, text_digest)
+        if isinstance(data, (dict, list)):
+            self.new[key] = stored
+            return data
+        return None
+
+    def put(self, key: str, data: object) -> None:
+        text = _exact_json(data)
+        if text is not None:
+            self.new[key] = [text, digest(text)]
+
+    def save(self) -> None:
+        write_json(self.path, {"files": self.new})
+
+
+def _checked_json(text: object, text_digest: object) -> object:
+    """The data of a cached JSON text, when the text still has the hash recorded with it; None
+    otherwise."""
+    try:
+        return orjson.loads(text) if digest(text) == text_digest else None
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _exact_json(data: object) -> str | None:
+    """`data` as JSON text, when JSON gives it back unchanged (NaN, which becomes null, and
+    keys that are not text do not); None otherwise."""
+    try:
+        text = orjson.dumps(data).decode()
+    except (TypeError, ValueError):
+        return None
+    return text if orjson.loads(text) == data else None

@@ -15,8 +15,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from leaderboard import archives, manifest, organizations, schemas
+from leaderboard.cache import ParsedFiles
 from leaderboard.catalog_checks import before_release, round_names, unreal_dates
-from leaderboard.files import NOT_REGULAR_HINT, load, not_regular, special_files
+from leaderboard.files import NOT_REGULAR_HINT, Document, load, not_regular, read_regular, special_files
 from leaderboard.problems import Problem, did_you_mean
 from leaderboard.skipped import HINT as SKIPPED_HINT
 from leaderboard.skipped import SkippedResult, load_skipped, skipped_path
@@ -288,8 +289,15 @@ def find_file(directory: Path, name: str) -> Path | None:
     return None
 
 
-def load_catalog(directory: Path) -> Catalog:
-    """Read every catalog file; problems (schema and cross-reference) are collected, not raised."""
+def load_catalog(directory: Path, parsed: ParsedFiles | None = None) -> Catalog:
+    """Read every catalog file; problems (schema and cross-reference) are collected, not raised.
+    With `parsed`, a file whose bytes were parsed before is not parsed again; when the catalog
+    has a problem, it is read afresh, so that each problem has its line and column."""
+    catalog = _read_catalog(directory, parsed)
+    return _read_catalog(directory, None) if parsed is not None and catalog.problems else catalog
+
+
+def _read_catalog(directory: Path, parsed: ParsedFiles | None) -> Catalog:
     catalog = Catalog()
     catalog.problems += [
         Problem(name, None, None, "$", not_regular(what), NOT_REGULAR_HINT) for name, what in special_files(directory)
@@ -310,16 +318,20 @@ def load_catalog(directory: Path) -> Catalog:
             catalog.unread.append(f"{name}.yaml")
             continue
         catalog.files.append(path)
-        doc = load(path)
+        key = None if parsed is None else parsed.key(path, read_regular(path))
+        cached = None if parsed is None else parsed.get(key)
+        doc = load(path) if cached is None else Document(str(path), cached)
         catalog.problems += doc.problems
         if doc.data is None:
             catalog.unread.append(str(path))
             continue
-        problems = schemas.check(doc, name)
+        problems = [] if cached is not None else schemas.check(doc, name)
         catalog.problems += problems
         if problems:
             catalog.unread.append(str(path))
             continue
+        if cached is None and key is not None and key == parsed.key(path, read_regular(path)):
+            parsed.put(key, doc.data)  # the same bytes before and after parsing: what was parsed
         if name == "prices":
             price_docs.append((doc, doc.data))
         else:

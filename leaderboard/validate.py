@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from leaderboard import bounds, known_ids, manifest, schemas
-from leaderboard.cache import ValidationCache, digest
+from leaderboard.cache import ParsedFiles, ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
 from leaderboard.files import MAX_BYTES, NOT_REGULAR_HINT, SUFFIXES, Document, load, not_regular, read_regular
@@ -41,6 +41,7 @@ MINUTES_TOLERANCE_REL = 1e-5
 
 
 UNCHECKED = "{} not checked until every catalog file can be read"
+PARSED_CATALOG = "catalog.json"  # the catalog files as parsed (cache.ParsedFiles), beside the validation cache
 
 
 @dataclass
@@ -155,7 +156,10 @@ def _collector_paused() -> Iterator[None]:
 
 def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree, root) -> ValidationResult:
     result = ValidationResult()
-    catalog = load_catalog(catalog_dir)
+    parsed = ParsedFiles(cache_file.with_name(PARSED_CATALOG)) if cache_file is not None else None
+    catalog = load_catalog(catalog_dir, parsed)
+    if parsed is not None:
+        parsed.save()
     cache = ValidationCache(cache_file, _catalog_digest(catalog)) if cache_file is not None else None
     result.catalog = catalog
     result.problems += catalog.problems
