@@ -120,7 +120,11 @@ def accelerator_charts(data, looks) -> list[charts.Chart]:
         for division in board.divisions
         for chart in boards.division_charts(board, division, looks, result_points(board.divisions[division], "../../"))
     ]
-    built += [chart for round_ in data.rounds for chart in boards.round_charts(data, round_, looks)]
+    built += [
+        chart
+        for round_ in data.rounds
+        for chart in boards.round_charts(data, round_, looks, *boards.round_points(data, round_))
+    ]
     return [c for c in built if channel(c.spec, "color", "accelerator")]
 
 

@@ -137,26 +137,33 @@ def _board_page(site: SiteWriter, board: Board, colours) -> None:
         )
 
 
-def round_charts(data: model.SiteData, round_: dict, colours: dict, root: str = "../") -> list[chart_specs.Chart]:
-    """A round page's charts: published runs over time, our cost against Epoch AI's and
-    against the cost submitters reported."""
+def round_points(data: model.SiteData, round_: dict, root: str = "../") -> tuple[list[dict], list[dict]]:
+    """All a round page's charts show of its results: each as a chart's point, and those with a
+    cost their submitter reported as the reported-cost chart's."""
     rows = [r for b in data.boards if b.round["id"] == round_["id"] for r in b.rows]
+    return result_points(rows, root), progress.reported_points(rows)
+
+
+def round_charts(
+    data: model.SiteData, round_: dict, colours: dict, points: list[dict], reported: list[dict]
+) -> list[chart_specs.Chart]:
+    """A round page's charts: published runs over time, our cost against Epoch AI's and
+    against the cost submitters reported; drawn from round_points (an edit no chart shows
+    builds none of them)."""
     charts = []
-    if family(round_["kind"]).model_runs and rows:
+    if family(round_["kind"]).model_runs and points:
         for metric in ("chip_hours", "cost"):
             charts.append(
-                chart_specs.over_time(
-                    f"{round_['id']}--{metric}-over-time", rows, metric, round_["name"], colours, root
-                )
+                chart_specs.over_time(f"{round_['id']}--{metric}-over-time", points, metric, round_["name"], colours)
             )
         if data.epoch_comparison:
             charts.append(
                 chart_specs.epoch_comparison(
-                    f"{round_['id']}--epoch-cost", data.epoch_comparison, {r["entry_id"]: r for r in rows}
+                    f"{round_['id']}--epoch-cost", data.epoch_comparison, {p["entry_id"]: p for p in points}
                 )
             )
     # Where submitters reported what they paid (DAWNBench): our cost against theirs.
-    charts.append(progress.reported_cost_chart(f"{round_['id']}--reported-cost", rows, round_["name"], colours))
+    charts.append(progress.reported_cost_chart(f"{round_['id']}--reported-cost", reported, round_["name"], colours))
     return [c for c in charts if c]
 
 
@@ -165,11 +172,12 @@ def _round_page(site: SiteWriter, round_: dict, colours) -> None:
     path = f"rounds/{round_['id']}.html"
     boards = [b for b in data.boards if b.round["id"] == round_["id"]]
     rows = [r for b in boards for r in b.rows]
+    points, reported = round_points(data, round_)
     # As last built from the same inputs (everything round_charts reads), else built afresh.
     charts = site.chart_specs(
         f"round--{round_['id']}",
-        [round_, rows, data.epoch_comparison, colours],
-        partial(round_charts, data, round_, colours),
+        [round_, points, reported, data.epoch_comparison, colours],
+        partial(round_charts, data, round_, colours, points, reported),
     )
     site.page(
         path,

@@ -14,7 +14,7 @@ from functools import cache
 from leaderboard.problems import plural
 from leaderboard.render import labels
 from leaderboard.render.altair_import import alt
-from leaderboard.render.chart_points import board_tooltip, result_points, units, units_note
+from leaderboard.render.chart_points import board_tooltip, units, units_note
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
 from leaderboard.render.painter import SVG_WIDTH
@@ -388,13 +388,12 @@ def chip_hours_bars(
     return Chart(name, f"Chip-hours per result, {context}", description, spec)
 
 
-def over_time(
-    name: str, rows: list[dict], metric: str, context: str, styles: dict[str, Style], root: str
-) -> Chart | None:
-    """Published runs: chip-hours or cost of each model against its date, famous models labelled."""
+def over_time(name: str, results: list[dict], metric: str, context: str, styles: dict[str, Style]) -> Chart | None:
+    """Published runs: chip-hours or cost of each model against its date, famous models labelled;
+    of the round's `results` (chart_points.result_points, as scaling's)."""
     datasets: dict[str, list] = {}
     field, title = {"chip_hours": ("chip_hours", "Chip-hours"), "cost": ("cost", "Cost, on-demand, USD")}[metric]
-    points = [p for p in result_points(rows, root) if p[field] is not None and p[field] > 0]
+    points = [p for p in _own(results) if p[field] is not None and p[field] > 0]
     if not points:
         return None
     title = units(points)[1] if field == "chip_hours" else title
@@ -484,7 +483,7 @@ def _model_labels(datasets: dict[str, list], points: list[dict], field: str, x: 
 
 def epoch_comparison(name: str, rows: list[dict], results: dict[str, dict]) -> Chart | None:
     """Our cost against Epoch AI's estimate (both 2023 USD), log-log, per tier, with y = x;
-    `results` (by entry_id) gives each point its submitter, system, chips and times."""
+    `results` (result points by entry_id) gives each point its submitter, system, chips and times."""
     datasets: dict[str, list] = {}
     points = [
         {

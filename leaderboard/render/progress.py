@@ -114,10 +114,9 @@ def reported_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r.get("reported_cost_usd") and r.get("cost_usd")]
 
 
-def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[str, Style]) -> Chart | None:
-    """Our cost against the submitter's reported cost, log-log, with y = x: colour by accelerator
-    (its look of the whole site), shape by provider unless two accelerators share a colour."""
-    points = [
+def reported_points(rows: list[dict]) -> list[dict]:
+    """Each result of `rows` with both costs as reported_cost_chart's point: all it shows of it."""
+    return [
         {k: r.get(k) for k in RESULT_FIELDS}
         | {
             "accelerator": r.get("accelerator_name"),
@@ -127,6 +126,13 @@ def reported_cost_chart(name: str, rows: list[dict], context: str, styles: dict[
         }
         for r in reported_rows(rows)
     ]
+
+
+def reported_cost_chart(name: str, reported: list[dict], context: str, styles: dict[str, Style]) -> Chart | None:
+    """Our cost against the submitter's reported cost, log-log, with y = x, of the `reported`
+    points (reported_points): colour by accelerator (its look of the whole site), shape by
+    provider unless two accelerators share a colour."""
+    points = [dict(p) for p in reported]  # the caller's points stay as they are (a reuse key)
     if not points:
         return None
     datasets: dict[str, list] = {}
