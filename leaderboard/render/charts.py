@@ -126,7 +126,7 @@ def unranked_note(points: list[dict], frontier: bool = False) -> str:
 
 
 def _own(points: list[dict]) -> list[dict]:
-    """Copies of the points, which a chart marks (its frontier, its labels): the board's other
+    """Copies of the points, which a chart marks (its frontier, its labels): the page's other
     charts, and the reuse key made of them, see the points as result_points gave them."""
     return [dict(p) for p in points]
 
