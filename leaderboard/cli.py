@@ -197,6 +197,7 @@ def build(
     if not submissions.is_dir():
         raise Failure(f"no submissions folder at {submissions}")
     from leaderboard.build import BuildLocked, CommittedCache
+    from leaderboard.tree import FileChanged
     from leaderboard.validate import CheckFailed
 
     try:
@@ -206,6 +207,8 @@ def build(
             )
     except (BuildLocked, CommittedCache, CheckFailed) as error:
         raise Failure(str(error)) from None
+    except FileChanged as error:
+        raise Failure(f"{error}; nothing was built (the previous database and site stay)") from None
     except Exception as error:
         refused = describe(error)
         if refused is None:

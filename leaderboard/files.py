@@ -7,6 +7,7 @@ schema, dates stay strings); JSON through a small strict parser that records pos
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import json.decoder
 import json.scanner
@@ -57,6 +58,7 @@ class Document:
     key_positions: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     bad_numbers: list[Path_] = field(default_factory=list)  # not finite, or beyond MAX_NUMBER
+    sha256: str | None = None  # of the bytes parsed (hex), once the file is read
 
     def where(self, path: Path_, key: bool = False) -> tuple[int | None, int | None]:
         """Line and column of the value at path (or of its key), else of its nearest parent."""
@@ -196,6 +198,7 @@ def _parse_into(doc: Document, path: Path) -> None:
             raise _Invalid(f"cannot read file: {error.strerror or error}") from None
     if len(raw) > MAX_BYTES:
         raise _Invalid("file is over the 1 MiB limit", hint="one file holds one result; split it")
+    doc.sha256 = hashlib.sha256(raw).hexdigest()
     text = _decode(raw)
     if not text.strip():
         raise _Invalid("file is empty", hint="a submission is a YAML or JSON mapping; see CONTRIBUTING.md")

@@ -15,7 +15,7 @@ from leaderboard.families import family
 from leaderboard.files import read_regular
 from leaderboard.identity import name_key
 from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
-from leaderboard.manifest import Unmatched, holds, unmatched
+from leaderboard.manifest import Unmatched, file_digest, unmatched
 from leaderboard.normalize import (
     DEFAULT_TIER,
     PriceChoice,
@@ -86,6 +86,7 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
             {
                 "entry_id": entry.entry_id,
                 "file": _display(entry.file, base),
+                "file_sha256": _file_sha256(entry),
                 "round": data["round"],
                 "round_kind": round_.kind,
                 "benchmark": data["benchmark"],
@@ -278,12 +279,21 @@ def _verified(
     expected = manifests.get(entry.entry_id)
     if not family(round_.kind).verifiable or expected is None:
         return False
-    if holds(entry.file, expected):
+    if entry.read_from(expected):
         return True
     # Only a file that differs is read again, for why, and named by its shown path.
     mismatch = unmatched(round_.id, _display(entry.file, base), read_regular(entry.file), expected)
     unmatched_files.append(mismatch)
     return False
+
+
+def _file_sha256(entry: Entry) -> str | None:
+    """The SHA-256 of the bytes the entry was read from: as validation read them, else (an entry
+    made elsewhere) the file's now; None when it is no regular file."""
+    if entry.sha256 is not None:
+        return entry.sha256
+    content = read_regular(entry.file)
+    return None if content is None else file_digest(content)
 
 
 def _assign_ranks(rows: list[dict], catalog: Catalog) -> None:

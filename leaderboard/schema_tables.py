@@ -175,6 +175,12 @@ results = sa.Table(
     metadata,
     _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
     _col("file", Text, "The submission file, relative to the project."),
+    _col(
+        "file_sha256",
+        Text,
+        "SHA-256 (hex) of the submission file's bytes the result was read from; for a file an importer "
+        "wrote, catalog/verified/ or catalog/imported/ lists it too.",
+    ),
     _col("round", Text, "Round id."),
     _col("round_kind", Text, "mlperf-training, mlperf-hpc, published or dawnbench; kinds are never ranked together."),
     _col("benchmark", Text, "Benchmark id."),

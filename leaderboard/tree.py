@@ -14,11 +14,16 @@ from leaderboard.catalog import Catalog
 from leaderboard.families import family
 from leaderboard.files import Document, load
 from leaderboard.identity import name_key, paper_key
+from leaderboard.manifest import holds
 from leaderboard.normalize import chips, slug
 from leaderboard.problems import Problem
 
 DUPLICATE = "duplicate entry"  # how every message about two files holding one entry starts
 NOT_DATA = "not .yaml, .yml or .json"
+
+
+class FileChanged(RuntimeError):
+    """A submission file is no longer the bytes its result was read from (edited during a build)."""
 
 
 @dataclass
@@ -29,6 +34,15 @@ class Entry:
     file: str
     data: dict
     doc: Document | None  # None when taken from the validation cache (parsed again on demand)
+    sha256: str | None = None  # of the bytes `data` was parsed from (hex): results.file_sha256
+
+    def read_from(self, sha256: str) -> bool | None:
+        """Whether the entry was read from bytes whose SHA-256 is `sha256` (a manifest's digest):
+        the bytes validation parsed, else (an entry made elsewhere) the file's now; None when
+        the file cannot be read."""
+        if self.sha256 is not None:
+            return self.sha256 == sha256
+        return holds(self.file, sha256)
 
     def document(self) -> Document:
         """The parsed file (a cached entry parses it again only when a problem needs a line)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from leaderboard import bounds, known_ids, manifest, schemas
+from leaderboard import bounds, known_ids, schemas
 from leaderboard.cache import ParsedFiles, ValidationCache, digest
 from leaderboard.catalog import Catalog, catalog_name, load_catalog
 from leaderboard.families import family
@@ -211,7 +211,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
         cached = cache.get(key) if key is not None else None
         if cached is not None:
             tick(1)
-            pending.append((Entry(cached[0], str(path), cached[1], None), named))
+            pending.append((Entry(cached[0], str(path), cached[1], None, digest(content)), named))
             continue
         if key is not None:
             keys[path] = key
@@ -392,7 +392,7 @@ def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entr
         return None, problems
     data = doc.data
     entry_id = f"{data['round']}/{slug(data['submitter'])}/{path.stem}"
-    return Entry(entry_id, str(path), data, doc), []
+    return Entry(entry_id, str(path), data, doc, doc.sha256), []
 
 
 def _holds(data, path: tuple) -> bool:
@@ -590,4 +590,4 @@ def _result_problems(doc: Document, result: dict, division: str, round_, benchma
 def _as_imported(entry: Entry, catalog: Catalog) -> bool:
     """Whether the entry's file is byte for byte what an importer wrote (its manifest digest)."""
     expected = catalog.verified.get(entry.entry_id)
-    return expected is not None and manifest.holds(entry.file, expected) is True
+    return expected is not None and entry.read_from(expected) is True

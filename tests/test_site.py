@@ -565,6 +565,21 @@ def test_entry_page_shows_every_column_and_the_normalization(out, project_built,
     assert (out / "data" / "submissions" / "published" / "site-test-lab" / "known-run.yaml").read_text() == KNOWN_YAML
 
 
+def test_each_result_records_the_digest_of_the_file_it_was_read_from(out, project_built, results):
+    """results.file_sha256 is the SHA-256 of the submission file's bytes, which the site's copy
+    holds too; a verified result's is the one its round's manifest lists."""
+    from leaderboard.catalog import load_catalog
+
+    verified = load_catalog(project_built / "catalog").verified
+    assert sum(1 for row in results if row["verified"]) > 1_000
+    for row in results:
+        content = (project_built / row["file"]).read_bytes()
+        assert row["file_sha256"] == hashlib.sha256(content).hexdigest(), row["entry_id"]
+        assert (out / "data" / row["file"]).read_bytes() == content
+        if row["verified"]:
+            assert verified[row["entry_id"]] == row["file_sha256"]
+
+
 def test_device_counts_are_worked_out(out, results):
     devices = [r for r in results if r["unit"] == "device"]
     for row in devices:
@@ -1342,7 +1357,12 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # Built again from the same input: no page is drawn, no chart built and no file written
     # through the writer: every page's inputs (boards, lineages, vendor lines among them) have a
     # stable hash, and every unchanged file is the previous site's.
-    drawn, built, written, kept = [], [], [], []
+    # Nor is any submission file read for its entry page: the database holds its digest.
+    drawn, built, written, kept, read = [], [], [], [], []
+    file_bytes = entries._project_file_bytes
+    monkeypatch.setattr(
+        entries, "_project_file_bytes", lambda project, relative: read.append(relative) or file_bytes(project, relative)
+    )
     with monkeypatch.context() as patched:
         render, record_charts, write = jinja2.Template.render, reuse.PageReuse.record_charts, writer.SiteWriter.write
         unchanged = reuse.PageReuse.unchanged
@@ -1361,7 +1381,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
             writer.SiteWriter, "write", lambda self, relative, *a: written.append(relative) or write(self, relative, *a)
         )
         build_in_process(first)
-    assert drawn == [] and built == [] and written == []
+    assert drawn == [] and built == [] and written == [] and read == []
     # Nor is any download exported again: each is the previous site's, its tables' rows unchanged.
     downloads_shipped = {
         f"data/{p.name}"
@@ -1390,10 +1410,18 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     monkeypatch.setattr(reuse.PageReuse, "unchanged", counting_unchanged)
     monkeypatch.setattr(cache_module.ValidationCache, "get", counting_get)
     build_in_process(first)
-    entries = len(list((first / "submissions").rglob("*.yaml")))
+    files = len(list((first / "submissions").rglob("*.yaml")))
     # Everything but the changed file came from the caches; its own page was drawn again.
-    assert len(cached) == entries - 1 and KNOWN_ID not in cached
-    assert len(reused) > entries / 2
+    assert len(cached) == files - 1 and KNOWN_ID not in cached
+    assert len(reused) > files / 2
+    # The files read are those of the entry pages drawn again (a page shows its file), no other.
+    drawn_entries = {
+        str(page.relative_to(first / "site"))
+        for page in (first / "site" / "entries").rglob("*.html")
+        if str(page.relative_to(first / "site")) not in reused
+    }
+    assert model.entry_path(KNOWN_ID) in drawn_entries and len(drawn_entries) < 10
+    assert {f"entries/{Path(name).relative_to('submissions').with_suffix('.html')}" for name in read} == drawn_entries
     assert model.entry_path(KNOWN_ID) not in reused
     # A chart whose spec did not change keeps the previous site's SVG; the changed one's is drawn again.
     kept_svgs = {r for r in reused if r.startswith("charts/") and r.endswith(".svg")}
@@ -1427,6 +1455,50 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     assert duckdb_content(first / "site" / database) == duckdb_content(full / "site" / database)
     assert duckdb_content(first / "leaderboard.duckdb") == duckdb_content(full / "leaderboard.duckdb")
     assert "64 chips" not in (first / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
+
+
+def test_a_file_edited_during_the_build_fails_it_and_the_previous_site_stays(tmp_path, monkeypatch):
+    """An entry page shows, and the site ships, the bytes its result was read from: it reads the
+    file only when it must be drawn, and checks it against the digest the database records. A
+    file edited after validation read it fails the build; the previous site and database stay."""
+    from click.testing import CliRunner
+
+    from leaderboard import build as build_module
+    from leaderboard import cli
+
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "catalog", project / "catalog")
+    (project / "submissions").mkdir()
+    add_known_submission(project)
+    build_in_process(project)
+    site_before, database_before = tree_digest(project / "site"), duckdb_content(project / "leaderboard.duckdb")
+    known = project / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
+    table_rows = build_module.table_rows
+
+    def edited_meanwhile(*args, **kwargs):
+        rows = table_rows(*args, **kwargs)
+        known.write_text(KNOWN_YAML + "# edited meanwhile\n", encoding="utf-8")
+        return rows
+
+    monkeypatch.setattr(build_module, "table_rows", edited_meanwhile)
+    known.write_text(KNOWN_YAML.replace("count: 16", "count: 8"), encoding="utf-8")  # its page is drawn again
+    monkeypatch.chdir(project)
+    done = CliRunner().invoke(cli.main, ["build", "-q", "--jobs", "1"])
+    assert done.exit_code == 1, done.output
+    assert done.output.strip() == (
+        "error: submissions/published/site-test-lab/known-run.yaml has changed since its result was read "
+        "(during the build?): build again; nothing was built (the previous database and site stay)"
+    )
+    assert tree_digest(project / "site") == site_before
+    assert duckdb_content(project / "leaderboard.duckdb") == database_before
+    # Built again, the file is read as it is now: its page and copy are its bytes.
+    monkeypatch.setattr(build_module, "table_rows", table_rows)
+    build_in_process(project)
+    assert (
+        project / "site" / "data" / "submissions" / "published" / "site-test-lab" / "known-run.yaml"
+    ).read_bytes() == (known.read_bytes())
+    assert "# edited meanwhile" in (project / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
 
 
 def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypatch):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
+from leaderboard.cache import digest
 from leaderboard.render import progress
 from leaderboard.render.boards import board_page_path
 from leaderboard.render.writer import SiteWriter
-from leaderboard.tree import real_folder
+from leaderboard.tree import FileChanged, real_folder
 
 
 def write_pages(site: SiteWriter, project: Path | None) -> None:
@@ -23,13 +25,11 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
     board = site.boards_by_key[f"{row['round']}/{row['benchmark']}"]
     division_rows = board.divisions[row["division"]]
     accelerator = data.accelerators.get(row["accelerator"], {})
-    source_text, submission_copy = None, None
-    if project is not None:
-        content = _project_file_bytes(project, row["file"])
-        if content is not None:
-            source_text = content.decode("utf-8", errors="replace")
-            submission_copy = f"data/{row['file']}"
-            site.copy(submission_copy, content)
+    submission, submission_copy = None, None
+    if project is not None and row["file_sha256"] is not None:
+        submission = SubmissionFile(str(project), row["file"], row["file_sha256"])
+        submission_copy = f"data/{row['file']}"
+        site.copy(submission_copy, submission.content, submission.sha256)
     page = site.positions[row["entry_id"]] // site.page_rows
     charts = _progress_charts(site, row, board.benchmark)
     site.page(
@@ -43,12 +43,35 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         comparable=board.comparable,
         accelerator=accelerator,
         columns=data.columns,
-        source_text=source_text,
+        submission=submission,
         submission_copy=submission_copy,
         per_unit=_chips_per_unit(row, accelerator),
         rules=board.rules,
         progress_chart=site.chart(charts[0]) if charts else None,
     )
+
+
+@dataclass(frozen=True)
+class SubmissionFile:
+    """A result's submission file, as its entry page shows it: known by its path and the SHA-256
+    the database records (results.file_sha256), and read only when the page or its copy must be
+    written (a page's reuse key hashes these fields: an unchanged page reads no file)."""
+
+    project: str
+    relative: str
+    sha256: str
+
+    def content(self) -> bytes:
+        """The file's bytes; FileChanged when they are no longer those the result was read from."""
+        content = _project_file_bytes(Path(self.project), self.relative)
+        if content is None or digest(content) != self.sha256:
+            what = "is gone or no longer a regular file" if content is None else "has changed"
+            raise FileChanged(f"{self.relative} {what} since its result was read (during the build?): build again")
+        return content
+
+    @property
+    def text(self) -> str:
+        return self.content().decode("utf-8", errors="replace")
 
 
 def _progress_charts(site: SiteWriter, row: dict, benchmark: dict) -> list:

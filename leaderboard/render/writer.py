@@ -274,14 +274,21 @@ class SiteWriter:
         self.files.link(os.path.join(self.previous, relative), target, make_folder)
         self.linked.add(relative)
 
-    def copy(self, relative: str, content: str | bytes, content_digest: str | None = None) -> None:
+    def copy(
+        self, relative: str, content: str | bytes | Callable[[], bytes], content_digest: str | None = None
+    ) -> None:
         """A file of the given bytes (whose hash is `content_digest`, when known): the previous
-        site's one when it holds exactly these."""
+        site's one when it holds exactly these. `content` may be a function that gives the bytes,
+        called only when they are written (`content_digest` is then required)."""
+        if callable(content) and content_digest is None:
+            raise TypeError("copy() of bytes not yet read needs their digest")
         content_digest = content_digest or digest(content)
         key = f"copy {content_digest}"
         if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
             return
+        if callable(content):
+            content = content()
         reuse = self.reuse
         record = None if reuse is None else lambda file: reuse.record(relative, key, content, file, content_digest)
         self.write(relative, content, record)

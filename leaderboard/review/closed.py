@@ -16,7 +16,7 @@ import yaml
 
 from leaderboard.families import Family, family
 from leaderboard.files import SUFFIXES, load, read_regular
-from leaderboard.manifest import Unmatched, file_digest, holds, unmatched, unmatched_cause, unmatched_text
+from leaderboard.manifest import Unmatched, file_digest, unmatched, unmatched_cause, unmatched_text
 from leaderboard.problems import Problem
 from leaderboard.verification import NO_FIELD_CHANGED, field_changes, shown
 
@@ -109,7 +109,7 @@ def claim_problems(entries: Sequence, catalog, closed_rounds: bool = True) -> li
         manifest = f"catalog/{facts.manifest_folder}/{round_id}.csv"
         if entry.entry_id in listed:
             # A file that cannot be read is not judged here: validate has said so already.
-            if closed_rounds and holds(entry.file, listed[entry.entry_id]) is False:
+            if closed_rounds and entry.read_from(listed[entry.entry_id]) is False:
                 message = (
                     f"`{facts.importer}` wrote this file ({manifest} lists its digest), and it has been edited "
                     "since: an importer-written file changes only into what its importer writes"
