@@ -1436,12 +1436,18 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # below checks the result.
     changed = KNOWN_YAML.replace("count: 16", "count: 8").replace("know by heart", "know by heart, cited anew")
     known.write_text(changed, encoding="utf-8")
-    built = []
+    built, drawn = [], []
     monkeypatch.setattr(
         reuse.PageReuse, "record_charts", lambda self, stem, *a: built.append(stem) or record_charts(self, stem, *a)
     )
+    monkeypatch.setattr(
+        jinja2.Template, "render", lambda self, *a, **k: drawn.append(self.name) or render(self, *a, **k)
+    )
     build_in_process(first)
     assert built == []
+    # Nor any accelerator's or submitter's page: they show what their tables show of the board
+    # (its heading), not its rows.
+    assert "entry.html" in drawn and not {"accelerator.html", "submitter.html"} & set(drawn)
     assert "cited anew" in (first / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
     monkeypatch.undo()
     monkeypatch.setenv("LEADERBOARD_CACHE", "")

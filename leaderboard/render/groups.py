@@ -41,6 +41,9 @@ def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
         group["count"] = len(group["rows"])
         group["rows"] = [shown_in_small_table(r) for r in group["rows"][:shown]]
         group["heading"], group["caption"] = group_words(group)
+        # What the page shows of the board (its link, its round's kind), not its rows: the page's
+        # reuse key then changes with what its tables show, not with any row of the board.
+        group["board"] = group["board"].heading
     return [groups[key] for key in sorted(groups)]
 
 
