@@ -150,6 +150,20 @@ class Board:
             "title": self.title,
         }
 
+    @property
+    def summary(self) -> dict:
+        """What a page that lists boards (the home page, a round's page) shows of one: its heading,
+        how many results each division has, the span of their dates and each division's record
+        holder; not its other rows, so such a page is drawn again only when one of these changes."""
+        dates = [row["date"] for row in self.rows]
+        return {
+            **self.heading,
+            "results": len(dates),
+            "sizes": {division: len(rows) for division, rows in self.divisions.items()},
+            "dates": [min(dates), max(dates)] if dates else [],
+            "records": records(self),
+        }
+
 
 @dataclass
 class SiteData:

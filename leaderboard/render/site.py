@@ -120,11 +120,18 @@ def accelerator_looks(data: SiteData) -> dict[str, Style]:
 
 def _compare_page(site: SiteWriter) -> None:
     comparable = [b for b in site.data.boards if b.comparable]  # nor linked from their pages
+    # What the page shows of each board, not its rows (those are in its data script): the page is
+    # drawn again when a board's count or its processors change, not with any of its results.
+    shown = [
+        {
+            **b.heading,
+            "results": len(b.rows),
+            "cpu_accelerators": list(dict.fromkeys(r["accelerator"] for r in b.rows if r["cpu_only"])),
+        }
+        for b in comparable
+    ]
     site.page(
-        "compare.html",
-        "compare.html",
-        boards=comparable,
-        board_files={b.key: f"data/boards/{b.key}.js" for b in comparable},
+        "compare.html", "compare.html", boards=shown, board_files={b.key: f"data/boards/{b.key}.js" for b in comparable}
     )
 
 
@@ -133,8 +140,7 @@ def _index_page(site: SiteWriter) -> None:
     site.page(
         "index.html",
         "index.html",
-        boards=data.boards,
-        records=model.records,
+        boards=[b.summary for b in data.boards],
         accelerators=groups.used_accelerators(data),
         submitters=[groups.without_rows(s) for s in groups.submitters(data)],
         tables=site.tables,
