@@ -26,7 +26,7 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
     division_rows = board.divisions[row["division"]]
     accelerator = data.accelerators.get(row["accelerator"], {})
     submission, submission_copy = None, None
-    if project is not None and row["file_sha256"] is not None:
+    if project is not None and row.get("file_sha256") is not None:  # a database of older code lacks it
         submission = SubmissionFile(str(project), row["file"], row["file_sha256"])
         submission_copy = f"data/{row['file']}"
         site.copy(submission_copy, submission.content, submission.sha256)
