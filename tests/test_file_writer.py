@@ -4,6 +4,7 @@ the previous site replaced (never written through), a failure raised when the bu
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -79,6 +80,55 @@ def test_a_failure_is_raised_at_flush_and_what_follows_is_not_written(tmp_path):
     writer.write(str(tmp_path / "c.html"), b"c")
     writer.flush()
     assert (tmp_path / "c.html").read_text() == "c"
+
+
+def _held(writer: BackgroundWriter, tmp_path) -> threading.Event:
+    """The writer's thread held inside a callback until the event returned is set."""
+    go, inside = threading.Event(), threading.Event()
+    writer.write(str(tmp_path / "held.html"), b"held", then=lambda: (inside.set(), go.wait(30)))
+    assert inside.wait(30)
+    return go
+
+
+def _in_thread(work) -> threading.Thread:
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_links_never_wait_for_the_writer_while_contents_do(tmp_path):
+    previous = tmp_path / "previous.html"
+    previous.write_text("old")
+    (tmp_path / "new").mkdir()
+    writer = BackgroundWriter()
+    go = _held(writer, tmp_path)
+    # Many times more links than contents may wait: handed over at once, the writer's thread held.
+    links = _in_thread(
+        lambda: [writer.link(str(previous), str(tmp_path / "new" / f"{i}.html")) for i in range(WAITING * 4)]
+    )
+    links.join(30)
+    assert not links.is_alive()
+    # Contents: WAITING may wait; the next one waits for room.
+    contents = _in_thread(lambda: [writer.write(str(tmp_path / f"c{i}.html"), b"c") for i in range(WAITING + 1)])
+    contents.join(0.5)
+    assert contents.is_alive()
+    go.set()
+    contents.join(30)
+    assert not contents.is_alive()
+    writer.flush()
+    assert len(list((tmp_path / "new").iterdir())) == WAITING * 4
+    assert all((tmp_path / f"c{i}.html").read_text() == "c" for i in range(WAITING + 1))
+
+
+def test_after_a_failure_every_content_handed_over_is_dropped_without_waiting(tmp_path):
+    writer = BackgroundWriter()
+    writer.write(str(tmp_path / "missing-folder" / "a.html"), b"a")
+    more = _in_thread(lambda: [writer.write(str(tmp_path / f"{i}.html"), b"x") for i in range(WAITING * 3)])
+    more.join(30)
+    assert not more.is_alive()  # the dropped ones gave their room back
+    with pytest.raises(FileNotFoundError):
+        writer.flush()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_flush_without_writes_does_nothing():

@@ -14,14 +14,17 @@ import shutil
 import threading
 from collections.abc import Callable
 
-# At most this many files wait to be written: the pages already rendered stay in memory until
-# then, so a slow disk slows the rendering instead of filling the memory.
+# At most this many files' contents wait to be written: the pages already rendered stay in memory
+# until then, so a slow disk slows the rendering instead of filling the memory. Links into the
+# previous site (a few bytes each) never wait: a rebuild hands over thousands of them in a row, and
+# the build's thread goes on to the next page's inputs while the writer's thread makes them.
 WAITING = 256
 
 
 class BackgroundWriter:
     def __init__(self) -> None:
-        self._queue: queue.Queue = queue.Queue(WAITING)
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._room = threading.Semaphore(WAITING)  # taken by a content handed over, given back once written
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
@@ -37,6 +40,7 @@ class BackgroundWriter:
         `make_folder`: create its folder first (else it exists); `replace`: unlink what is there
         first (a link into the previous site); `then` runs once the file is written (on the
         writer's thread)."""
+        self._room.acquire()
         self._put((target, content, replace, then, make_folder))
 
     def link(self, source: str, target: str, make_folder: bool = False) -> None:
@@ -52,26 +56,15 @@ class BackgroundWriter:
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not None:
-            if self._error is not None:
-                continue  # drain: the build fails at flush()
             target, content, replace, then, make_folder = item
             try:
-                if make_folder:
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                if content.__class__ is str:  # a link to this file
-                    try:
-                        os.link(content, target, follow_symlinks=False)
-                    except OSError:
-                        shutil.copyfile(content, target, follow_symlinks=False)
-                    continue
-                if replace:
-                    os.unlink(target)
-                with open(target, "wb") as handle:
-                    handle.write(content)
-                if then is not None:
-                    then()
+                if self._error is None:  # else drain: the build fails at flush()
+                    _make(target, content, replace, then, make_folder)
             except BaseException as error:  # noqa: BLE001 - raised again by flush(), in the build's thread
                 self._error = error
+            finally:
+                if content.__class__ is not str:  # a content written (or dropped): room for the next
+                    self._room.release()
 
     def flush(self) -> None:
         """Wait until every file handed over is written; raise the first failure."""
@@ -82,3 +75,21 @@ class BackgroundWriter:
         error, self._error = self._error, None
         if error is not None:
             raise error
+
+
+def _make(target: str, content: bytes | str, replace: bool, then: Callable[[], None] | None, make_folder: bool) -> None:
+    """One file handed over: `content` written to `target`, or, when it is a path (str), a hard link to it."""
+    if make_folder:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    if content.__class__ is str:  # a link to this file
+        try:
+            os.link(content, target, follow_symlinks=False)
+        except OSError:
+            shutil.copyfile(content, target, follow_symlinks=False)
+        return
+    if replace:
+        os.unlink(target)
+    with open(target, "wb") as handle:
+        handle.write(content)
+    if then is not None:
+        then()
