@@ -16,7 +16,7 @@ import threading
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
-from functools import cache, lru_cache
+from functools import cache, lru_cache, wraps
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
@@ -1358,8 +1358,16 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # through the writer: every page's inputs (boards, lineages, vendor lines among them) have a
     # stable hash, and every unchanged file is the previous site's.
     # Nor is any submission file read for its entry page: the database holds its digest.
-    drawn, built, written, kept, read = [], [], [], [], []
+    drawn, built, written, kept, read, scripts = [], [], [], [], [], []
     file_bytes = entries._project_file_bytes
+    board_script = downloads.board_script
+
+    @wraps(board_script)  # its name is in the script's reuse key
+    def counted_script(board):
+        scripts.append(board.key)
+        return board_script(board)
+
+    monkeypatch.setattr(downloads, "board_script", counted_script)
     monkeypatch.setattr(
         entries, "_project_file_bytes", lambda project, relative: read.append(relative) or file_bytes(project, relative)
     )
@@ -1381,7 +1389,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
             writer.SiteWriter, "write", lambda self, relative, *a: written.append(relative) or write(self, relative, *a)
         )
         build_in_process(first)
-    assert drawn == [] and built == [] and written == [] and read == []
+    assert drawn == [] and built == [] and written == [] and read == [] and scripts == []
     # Nor is any download exported again: each is the previous site's, its tables' rows unchanged.
     downloads_shipped = {
         f"data/{p.name}"
@@ -1437,6 +1445,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     changed = KNOWN_YAML.replace("count: 16", "count: 8").replace("know by heart", "know by heart, cited anew")
     known.write_text(changed, encoding="utf-8")
     built, drawn = [], []
+    scripts.clear()
     monkeypatch.setattr(
         reuse.PageReuse, "record_charts", lambda self, stem, *a: built.append(stem) or record_charts(self, stem, *a)
     )
@@ -1445,6 +1454,8 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     )
     build_in_process(first)
     assert built == []
+    # The compare page's script of the run's board alone is made again (it shows the citation).
+    assert scripts == ["published/vision"]
     # Nor any accelerator's or submitter's page, the compare page or the round's page: they show
     # what their tables show of a board (its heading, counts, record holders), not its rows.
     assert "entry.html" in drawn

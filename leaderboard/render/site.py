@@ -103,7 +103,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         history.write_pages(site)
         _compare_page(site)
         for board in data.boards:
-            site.copy(f"data/boards/{board.key}.js", downloads.board_script(board))
+            site.derived(f"data/boards/{board.key}.js", downloads.board_script, board=board)
         exported.result()
     # After the downloads: these pages name the tables they shipped.
     _index_page(site)

@@ -322,10 +322,22 @@ class SiteWriter:
             # Site-wide values every page shows are hashed once, not once a page.
             shared = {"rounds": self.data.rounds, "columns": self.data.columns}
             key = self.reuse.key(relative, template, context, shared)
+        self._drawn(relative, key, lambda: self.env.get_template(template).render(**context))
+
+    def derived(self, relative: str, make: Callable[..., str], **inputs: object) -> None:
+        """The file `make(**inputs)` gives (a function of its inputs alone, by code the cache's
+        version covers): the previous site's when the inputs hash the same, without calling it."""
+        key = None
+        if self.reuse is not None:
+            key = self.reuse.key(relative, f"{make.__module__}.{make.__qualname__}", inputs)
+        self._drawn(relative, key, lambda: make(**inputs))
+
+    def _drawn(self, relative: str, key: str | None, draw: Callable[[], str]) -> None:
+        """The previous site's file when its inputs hashed to `key` (None: unknown), else `draw()`'s text."""
         if key is not None and self.previous is not None and self.reuse.unchanged(relative, key):
             self.keep(relative)
             return
-        text = self.env.get_template(template).render(**context).encode("utf-8")
+        text = draw().encode("utf-8")
         reuse = self.reuse
         self.write(relative, text, None if key is None else lambda file: reuse.record(relative, key, text, file))
 
