@@ -101,3 +101,49 @@ def test_chip_distance(a, b, expected):
 def test_pair_says_what_differs():
     pair = pairs.Pair(result("a", "r1", 8, 2.0), result("b", "r2", 8, 1.0, segment="bert@0.712"))
     assert (pair.same_scale, pair.same_round, pair.same_benchmark) == (True, False, False)
+
+
+def _full_order(a: pairs.Side, b: pairs.Side) -> tuple:
+    """The order pick() documents, worked out whole for every pair (what pick_among prunes)."""
+    (ra, trust_a, far_a, day_a), (rb, trust_b, far_b, day_b) = a, b
+    return (
+        trust_a + trust_b,
+        0 if ra["segment"] == rb["segment"] else 1,
+        far_a + far_b,
+        pairs.chip_distance(ra["chips"], rb["chips"]),
+        abs(day_a - day_b),
+        -max(day_a, day_b),
+        -min(ra["chips"], rb["chips"]),
+        ra["minutes"] + rb["minutes"],
+        ra["id"],
+        rb["id"],
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pick_among_chooses_the_pair_first_in_the_whole_order(seed):
+    """Passing over pairs that lose on trust, benchmark and division never changes the choice:
+    it is the pair a comparison of every pair's whole order picks (few values, so many ties)."""
+    import random
+
+    chance = random.Random(seed)
+
+    def results(side: str) -> list[dict]:
+        return [
+            result(
+                f"{side}{i}",
+                chance.choice(list(DATES)),
+                chance.choice([1, 8, 16, 64]),
+                chance.choice([5.0, 10.0, 20.0]),
+                segment=chance.choice(["bert@0.72", "bert@0.71"]),
+                division=chance.choice(["closed", "open"]),
+                availability=chance.choice(["available", "preview"]),
+                verified=chance.random() < 0.7,
+            )
+            for i in range(chance.randint(1, 12))
+        ]
+
+    side_a, side_b = pairs.candidates(results("a"), DATES), pairs.candidates(results("b"), DATES)
+    first = min((_full_order(a, b), a[0]["id"], b[0]["id"]) for a in side_a for b in side_b)
+    chosen = pairs.pick_among(side_a, side_b)
+    assert (chosen.a["id"], chosen.b["id"]) == first[1:]

@@ -29,7 +29,7 @@ from conftest import ROOT, run_cli
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import TIERS, competition_ranks, cost_marks, slug
-from leaderboard.render import charts, downloads, entries, feeds, model, painter, prices, site, writer
+from leaderboard.render import charts, downloads, entries, feeds, history, model, painter, prices, site, writer
 from leaderboard.render import colours as colours_module
 from leaderboard.render.chart_points import result_points
 
@@ -1368,6 +1368,14 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
         return board_script(board)
 
     monkeypatch.setattr(downloads, "board_script", counted_script)
+    accelerator_script = history.accelerator_script
+
+    @wraps(accelerator_script)
+    def counted_accelerators(found, rounds):
+        scripts.append("accelerators")
+        return accelerator_script(found, rounds)
+
+    monkeypatch.setattr(history, "accelerator_script", counted_accelerators)
     monkeypatch.setattr(
         entries, "_project_file_bytes", lambda project, relative: read.append(relative) or file_bytes(project, relative)
     )
@@ -1454,7 +1462,8 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     )
     build_in_process(first)
     assert built == []
-    # The compare page's script of the run's board alone is made again (it shows the citation).
+    # The compare page's script of the run's board alone is made again (it shows the citation);
+    # not the accelerator compare page's, which holds MLPerf results only.
     assert scripts == ["published/vision"]
     # Nor any accelerator's or submitter's page, the compare page or the round's page: they show
     # what their tables show of a board (its heading, counts, record holders), not its rows.

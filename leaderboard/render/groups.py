@@ -164,9 +164,14 @@ def without_rows(submitter: dict) -> dict:
 
 def _accelerator_pages(site: SiteWriter) -> None:
     data = site.data
+    results: dict[str, list[dict]] = {}
+    for row in data.results:  # in the site's order, as each page lists them
+        results.setdefault(row["accelerator"], []).append(row)
+    all_prices: dict[str, list[dict]] = {}
+    for price in data.prices:
+        all_prices.setdefault(price["accelerator"], []).append(price)
     for accelerator in used_accelerators(data):
-        rows = [r for r in data.results if r["accelerator"] == accelerator["id"]]
-        prices = [p for p in data.prices if p["accelerator"] == accelerator["id"]]
+        rows, prices = results.get(accelerator["id"], []), all_prices.get(accelerator["id"], [])
         site.page(
             accelerator["path"],
             "accelerator.html",

@@ -56,7 +56,7 @@ def write_pages(site: SiteWriter) -> None:
             round_names=round_names,
             cpu_parts=[a["name"] for a in line.accelerators if a["processor"]],  # results count processors
         )
-    site.copy(ACCELERATOR_DATA, accelerator_script(found, rounds))
+    site.derived(ACCELERATOR_DATA, accelerator_script, found=found, rounds=rounds)  # made when they change
     site.page(
         "compare-accelerators.html",
         "compare_accelerators.html",

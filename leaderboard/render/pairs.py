@@ -80,22 +80,27 @@ def pick(rows_a: list[dict], rows_b: list[dict], round_dates: dict[str, str]) ->
 
 
 def pick_among(side_a: list[Side], side_b: list[Side]) -> Pair | None:
-    """pick() for two sides' candidates()."""
+    """pick() for two sides' candidates(). A pair is ordered by a tuple whose first three items
+    (trust, benchmark, division and availability) are worked out first: a pair that loses on them
+    is passed over without the rest (most pairs of a lineage's hundreds)."""
     best = None
+    best_head = None
     for a, trust_a, far_a, day_a in side_a:
+        segment_a, chips_a = a["segment"], a["chips"]
         for b, trust_b, far_b, day_b in side_b:
+            head = (trust_a + trust_b, 0 if segment_a == b["segment"] else 1, far_a + far_b)
+            if best_head is not None and head > best_head:
+                continue
             order = (
-                trust_a + trust_b,
-                0 if a["segment"] == b["segment"] else 1,
-                far_a + far_b,
-                chip_distance(a["chips"], b["chips"]),
+                *head,
+                chip_distance(chips_a, b["chips"]),
                 abs(day_a - day_b),
                 -max(day_a, day_b),  # the newest
-                -min(a["chips"], b["chips"]),
+                -min(chips_a, b["chips"]),
                 a["minutes"] + b["minutes"],
                 a["id"],
                 b["id"],
             )
             if best is None or order < best[0]:
-                best = (order, a, b)
+                best, best_head = (order, a, b), head
     return None if best is None else Pair(best[1], best[2])
