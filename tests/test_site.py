@@ -1454,6 +1454,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     known.write_text(changed, encoding="utf-8")
     built, drawn = [], []
     scripts.clear()
+    reused.clear()
     monkeypatch.setattr(
         reuse.PageReuse, "record_charts", lambda self, stem, *a: built.append(stem) or record_charts(self, stem, *a)
     )
@@ -1470,6 +1471,11 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     assert "entry.html" in drawn
     assert not {"accelerator.html", "submitter.html", "compare.html", "round.html"} & set(drawn), drawn
     assert "cited anew" in (first / "site" / model.entry_path(KNOWN_ID)).read_text(encoding="utf-8")
+    # The results' downloads are exported again; those of costs and runs, which read only the
+    # results' order, are kept.
+    assert not {"data/results.csv", "data/results.json", "data/results.parquet", "data/results.arrow"} & set(reused)
+    runs_and_costs = {"data/costs.csv", "data/runs.csv", "data/runs.json", "data/runs.parquet", "data/runs.arrow"}
+    assert runs_and_costs <= set(reused)
     monkeypatch.undo()
     monkeypatch.setenv("LEADERBOARD_CACHE", "")
 

@@ -685,7 +685,7 @@ def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json, chunk, mo
     by_json, by_arrow = duckdb.connect(), duckdb.connect()
     for connection in (by_json, by_arrow):
         connection.execute(create)
-    assert store._load_json(by_json, table, rows) is loaded_as_json
+    assert (store._load_json(by_json, table, rows) is not None) is loaded_as_json
     if not loaded_as_json:
         by_json.register("incoming_rows", store.arrow_table(table, rows))
         by_json.execute("INSERT INTO trial SELECT * FROM incoming_rows")
@@ -722,6 +722,69 @@ def _described(path) -> dict:
         }
         con.execute("DETACH d")
     return described
+
+
+def _loaded_digest(rows: list[dict], types: dict[str, str] | None = None) -> str | None:
+    """The digest _load_json gives rows loaded into a fresh table `trial` (columns and types: `types`)."""
+    import sqlalchemy as sa
+
+    from leaderboard import store
+
+    types = types or {"entry_id": "VARCHAR", "round": "VARCHAR", "minutes": "DOUBLE"}
+    kinds = {kind: python for python, kind in store.DUCKDB_TYPES.items()}
+    table = sa.Table("trial", sa.MetaData(), *(sa.Column(name, kinds[kind]) for name, kind in types.items()))
+    connection = duckdb.connect()
+    connection.execute(f"CREATE TABLE trial ({', '.join(f'{n} {k}' for n, k in types.items())})")
+    return store._load_json(connection, table, rows)
+
+
+DIGEST_ROWS = [{"entry_id": "a", "round": "r", "minutes": 0.5}, {"entry_id": "b", "round": None, "minutes": 2.0}]
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        (list(reversed(DIGEST_ROWS)), True),  # the same rows in another order: the same table
+        ([DIGEST_ROWS[0], {**DIGEST_ROWS[1], "minutes": 2.5}], False),  # one value
+        ([DIGEST_ROWS[0], {**DIGEST_ROWS[1], "round": ""}], False),  # NULL is not ''
+        (DIGEST_ROWS[:1], False),  # a row fewer
+        ([*DIGEST_ROWS, DIGEST_ROWS[0]], False),  # a row twice
+        ([{"entry_id": "a", "round": "r", "minutes": 0.5}, {"entry_id": "b", "round": None, "minutes": 2.0}], True),
+    ],
+)
+def test_a_table_loaded_from_rows_is_named_by_their_content(other, same):
+    """The build hashes each table's rows as it loads them (the downloads' thread need not hash the
+    database again): the same rows in any order hash the same, any change of a value or row does not."""
+    assert (_loaded_digest(DIGEST_ROWS) == _loaded_digest(other)) is same
+
+
+def test_a_table_digest_names_its_columns_and_types():
+    changed_type = {"entry_id": "VARCHAR", "round": "VARCHAR", "minutes": "BIGINT"}
+    rows = [{"entry_id": "a", "round": "r", "minutes": 1}]
+    assert _loaded_digest(rows) != _loaded_digest(rows, changed_type)
+    assert _loaded_digest([{"entry_id": "a", "minutes": float("nan")}]) is None  # loaded the Arrow way: no digest
+
+
+def test_a_staged_database_whose_file_cannot_be_written_says_so_and_leaves_nothing(built, tmp_path, monkeypatch):
+    """The file of a build's database is written on a thread of its own from the start: its
+    failure is raised where the build asks for the file, and nothing is left behind."""
+    from leaderboard import store
+    from leaderboard.rows import table_rows
+    from leaderboard.validate import validate_paths
+
+    validation = validate_paths([built / "submissions"], built / "catalog")
+    rows = table_rows(validation.entries, validation.catalog, base=built)
+    monkeypatch.setattr(store, "STORAGE_VERSION", "v0.0.1")  # no DuckDB writes this format
+    folder = tmp_path / "databases"
+    staged = store.Staged(folder / "staged.duckdb", validation.catalog, rows)
+    try:
+        with staged.reading() as query:  # the data is there while its file fails
+            assert query("SELECT count(*) FROM results")[1] == [(len(rows.results),)]
+        with pytest.raises(duckdb.Error):
+            staged.write_aside()
+    finally:
+        staged.close()
+    assert list(folder.iterdir()) == []
 
 
 def test_a_database_filled_in_memory_is_written_as_a_file_built_directly(built, tmp_path_factory):

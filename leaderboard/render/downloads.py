@@ -36,6 +36,7 @@ RUN_COLUMNS = [c.name for c in store.run_table.columns]
 # ships as data/<table>.csv, data/<table>.parquet and data/<table>.arrow.
 TABLES = {t.name: [c.name for c in t.primary_key.columns] for t in store.metadata.sorted_tables}
 DATABASE = "data/leaderboard.duckdb"
+ORDER = "results order"  # what the downloads of costs and runs read of the results
 # Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
 # for it. Beyond the limit it spills to a folder in the build's cache.
 EXPORT_MEMORY = "512MB"
@@ -48,7 +49,9 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     The files are exported from the site's DuckDB file by DuckDB's own writers: no Python
     object per value, so the step stays short at 100,000 results. A database still in memory
     (store.Staged) is written to its file first, here, beside the pages."""
+    known: dict[str, str | None] = {}
     if isinstance(db, store.Staged):
+        known = db.digests
         db = db.write_aside()
     target = site.path(DATABASE)
     if store.is_url(db):
@@ -60,7 +63,7 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     with duckdb.connect(config=config) as connection:
         connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
         try:
-            tables = _table_digests(connection, "site_copy")
+            tables = _table_digests(connection, "site_copy", known)
             _export(connection, site, [name for name, _ in site.data.columns], tables)
             content = _combined(tables)
         finally:
@@ -114,14 +117,21 @@ def _export(
     order = ", ".join(RESULT_ORDER)
     plain = f"SELECT {', '.join(map(_identifier, columns))} FROM site_copy.results ORDER BY {order}"
     as_text = ", ".join(_neutralized(_identifier(c), kinds[c], c) for c in columns)
+    runs = _runs_copies(connection)
     copies = {
         "data/results.csv": (f"SELECT {as_text} FROM site_copy.results ORDER BY {order}", "HEADER, DELIMITER ','"),
         "data/results.json": (plain, "FORMAT JSON, ARRAY true"),
         "data/results.parquet": (plain, _parquet_options("results")),
         "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
-        **_runs_copies(connection),
+        **runs,
     }
-    reads = {relative: ["results", "costs", "runs"] for relative in copies}
+    # What each file reads: costs and runs come in the results' order, not with their other columns
+    # (a result's citation edited leaves them as they were).
+    tables = {**tables, ORDER: _order_digest(connection)}
+    reads = {relative: ["results"] if relative.startswith("data/results.") else [ORDER] for relative in copies}
+    reads["data/costs.csv"].append("costs")
+    for relative in runs:
+        reads[relative].append("runs")
     present = {
         name
         for (name,) in connection.execute(
@@ -158,6 +168,16 @@ def _export(
             source = os.path.join(site.previous, parquet) if parquet in kept else site.file(parquet)
             _write_arrow(source, site.file(arrow))
             _record(site, arrow, key)
+
+
+def _order_digest(connection: duckdb.DuckDBPyConnection) -> list:
+    """A hash of what the results' order rests on (RESULT_ORDER's columns), as _table_digests hashes a table."""
+    columns = ", ".join(map(_identifier, RESULT_ORDER))
+    (rows,) = connection.execute(
+        "SELECT sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
+        f"FROM (SELECT sha256(to_json(t)::VARCHAR) AS h FROM (SELECT {columns} FROM site_copy.results) t)"
+    ).fetchone()
+    return [ORDER, list(RESULT_ORDER), rows]
 
 
 def _export_key(relative: str, how: object, reads: list[str], tables: dict[str, list]) -> str:
@@ -228,14 +248,21 @@ def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
     return _combined(_table_digests(connection, database))
 
 
-def _table_digests(connection: duckdb.DuckDBPyConnection, database: str) -> dict[str, list]:
+def _table_digests(
+    connection: duckdb.DuckDBPyConnection, database: str, known: dict[str, str | None] | None = None
+) -> dict[str, list]:
     """Each table of an attached database: its columns and types, its row count and a hash of its
-    rows (the hashes of the rows as JSON, sorted), computed by DuckDB."""
+    rows (the hashes of the rows as JSON, sorted), computed by DuckDB; or, for a table in `known`,
+    the digest its rows had when the build loaded them (store.rows_digest: 0.4 s of hashing a
+    rebuild's thread saves)."""
     found = {}
     tables = connection.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? ORDER BY table_name", [database]
     ).fetchall()
     for (table,) in tables:
+        if (known or {}).get(table):
+            found[table] = [table, known[table]]
+            continue
         name = f"{_identifier(database)}.{_identifier(table)}"
         columns = connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE {name})").fetchall()
         # Each row's hash, then the hash of them all in order: never one string of every row.
@@ -277,7 +304,12 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
             target.unlink()
             site.keep(DATABASE)
             return
-        if DATABASE not in site.reuse.old and previous.is_file() and database_digest(previous) == content:
+        # (`content` may hold digests of rows as loaded: both files are hashed by DuckDB here.)
+        if (
+            DATABASE not in site.reuse.old
+            and previous.is_file()
+            and database_digest(previous) == database_digest(target)
+        ):
             shutil.copyfile(previous, target)  # no manifest (first rebuild, cache deleted): compare the files
         site.reuse.record(DATABASE, key, target.read_bytes(), target)
     except (OSError, duckdb.Error):

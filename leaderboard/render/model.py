@@ -249,7 +249,9 @@ def _load(query) -> SiteData:
     runs: dict[str, list[dict]] = {}
     for run in _rows(query, "SELECT * FROM runs ORDER BY entry_id, run", texts):
         runs.setdefault(run["entry_id"], []).append(run)
-    tables = {t for (t,) in query("SELECT table_name FROM information_schema.tables")[1]}
+    # This database's tables (a build's database in memory has its file attached beside it while it is written).
+    listed = query("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()")
+    tables = {t for (t,) in listed[1]}
     progress: dict[str, list[dict]] = {}
     for item in _rows(query, "SELECT * FROM progress ORDER BY entry_id, row", texts) if "progress" in tables else []:
         progress.setdefault(item["entry_id"], []).append(item)
