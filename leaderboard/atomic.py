@@ -53,12 +53,12 @@ def replace_dir(staging: Path, target: Path, background: bool = False) -> None:
     else:
         os.replace(target, old)
         os.replace(staging, target)
-    if background and _remove_in_background(old):
+    if background and remove_in_background(old):
         return
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _remove_in_background(folder: Path) -> bool:
+def remove_in_background(folder: Path) -> bool:
     """Start `rm -rf folder` in a session of its own that outlives this process (a shell starts it
     and exits at once, so no child is left to reap); False where there is no POSIX shell."""
     shell = shutil.which("sh")
@@ -79,9 +79,15 @@ def _remove_in_background(folder: Path) -> bool:
     return started.returncode == 0
 
 
+def staging_dir_name(target: Path) -> Path:
+    """The folder beside `target` a build draws its replacement in (same filesystem, so the swap is
+    a rename); a killed build's is removed by the next one (build._remove_leftovers)."""
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
 def staging_dir(target: Path) -> Path:
-    """A fresh folder beside `target` to build into (same filesystem, so the swap is a rename)."""
-    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    """A fresh, empty staging_dir_name() folder."""
+    staging = staging_dir_name(target)
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     return staging

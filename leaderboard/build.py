@@ -17,6 +17,7 @@ from leaderboard.cache import folder_beside
 from leaderboard.manifest import Unmatched, unmatched_cause, unmatched_text
 from leaderboard.memory import release_freed_memory
 from leaderboard.problems import Problem, plural
+from leaderboard.render.clone import start as start_clone
 from leaderboard.rows import table_rows
 from leaderboard.validate import ValidationResult, validate_paths
 
@@ -158,6 +159,16 @@ def build(
 
 
 def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path | None) -> BuildResult:
+    # A rebuild's site starts as the previous one's files, linked by a process of its own meanwhile.
+    clone = start_clone(out) if out is not None else None
+    try:
+        return _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache, clone)
+    finally:
+        if clone is not None:
+            clone.discard()  # nothing once the site took it (or it failed), else the copy goes
+
+
+def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: Path | None, clone) -> BuildResult:
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
     cache_file = cache / "validation.json" if cache is not None else None
@@ -188,7 +199,9 @@ def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path 
             from leaderboard.render.site import render_site
 
             try:
-                render_site(staged or db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs)
+                render_site(
+                    staged or db, out, validation.catalog, project=base, base_url=base_url, jobs=jobs, clone=clone
+                )
             except BaseException as error:
                 if staged is None:  # a server database is committed before its site is drawn
                     error.add_note("the server database was written; the site was not (the previous site stays)")

@@ -53,7 +53,7 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     if isinstance(db, store.Staged):
         known = db.digests
         db = db.write_aside()
-    target = site.path(DATABASE)
+    target = Path(site.fresh(DATABASE))
     if store.is_url(db):
         _duckdb_copy(target, str(db))
     else:
@@ -158,7 +158,7 @@ def _export(
         if _kept(site, relative, keys[relative]):
             kept.add(relative)
         else:
-            connection.execute(f"COPY ({query}) TO {_literal(site.file(relative))} ({options})")
+            connection.execute(f"COPY ({query}) TO {_literal(site.fresh(relative))} ({options})")
             _record(site, relative, keys[relative])
     for name in site.tables:
         parquet, arrow = f"data/{name}.parquet", f"data/{name}.arrow"
@@ -166,7 +166,7 @@ def _export(
         if not _kept(site, arrow, key):
             # A kept Parquet file is linked on the writer's thread: read the previous site's, the same bytes.
             source = os.path.join(site.previous, parquet) if parquet in kept else site.file(parquet)
-            _write_arrow(source, site.file(arrow))
+            _write_arrow(source, site.fresh(arrow))
             _record(site, arrow, key)
 
 

@@ -88,7 +88,10 @@ def _make(target: str, content: bytes | str, replace: bool, then: Callable[[], N
             shutil.copyfile(content, target, follow_symlinks=False)
         return
     if replace:
-        os.unlink(target)
+        try:
+            os.unlink(target)
+        except FileNotFoundError:  # nothing was there (a cloned site's new file)
+            pass
     with open(target, "wb") as handle:
         handle.write(content)
     if then is not None:

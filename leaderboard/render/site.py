@@ -29,6 +29,7 @@ from leaderboard.render import (
 )
 from leaderboard.render import prices as site_prices
 from leaderboard.render.altair_import import unchecked
+from leaderboard.render.clone import Clone, prune
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -44,26 +45,35 @@ def render_site(
     page_rows: int = PAGE_ROWS,
     base_url: str | None = None,
     jobs: int | None = None,
+    clone: Clone | None = None,
 ) -> None:
     """Write the whole site for database `db` (a file, a server's URL, or a build's database still
-    in memory, which the downloads write to its file) into `out`; `project` is the folder submission
-    paths are relative to (for copies of the submission files); `base_url` (else the catalog's)
-    is where the site is published, for absolute links, sitemap.xml and robots.txt; `jobs` worker
-    processes draw the charts (default: one a core; 1: drawn in this process). All or nothing."""
+        in memory, which the downloads write to its file) into `out`; `project` is the folder submission
+        paths are relative to (for copies of the submission files); `base_url` (else the catalog's)
+        is where the site is published, for absolute links, sitemap.xml and robots.txt; `jobs` worker
+        processes draw the charts (default: one a core; 1: drawn in this process); `clone`: the previous
+    site's copy as links, started by the build (render/clone.py), that the site is drawn in. All or
+    nothing."""
     base_url = base_url or (catalog.base_url if catalog is not None else None)
     base_url = checked_base_url(base_url) if base_url else None
     data = model.load(db)
     gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
     try:
-        _render_site(data, db, Path(out), catalog, project, page_rows, base_url, jobs)
+        _render_site(data, db, Path(out), catalog, project, page_rows, base_url, jobs, clone)
     finally:
         gc.unfreeze()
 
 
-def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url, jobs) -> None:
+def _render_site(
+    data: SiteData, db, out: Path, catalog: Catalog, project, page_rows: int, base_url, jobs, clone: Clone | None
+) -> None:
     painter.use_cache_beside(folder_beside(out))
-    staging = atomic.staging_dir(out)
-    writer = SiteWriter(staging, environment(folder_beside(out) / "templates"), data, page_rows, base_url, jobs)
+    cloned = clone.ready() if clone is not None and clone.previous == out else None
+    if clone is not None and cloned is None:
+        clone.discard()
+    staging = cloned or atomic.staging_dir(out)
+    environment_ = environment(folder_beside(out) / "templates")
+    writer = SiteWriter(staging, environment_, data, page_rows, base_url, jobs, cloned=cloned is not None)
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
     writer.previous = out if out.is_dir() else None
     try:
@@ -72,6 +82,8 @@ def _render_site(data: SiteData, db, out: Path, catalog: Catalog, project, page_
         writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written
         writer.flush()
+        if writer.cloned:
+            prune(staging, writer.made)  # what the previous site had and this one has not
     except BaseException:
         writer.painter.close()
         try:

@@ -202,8 +202,14 @@ class SiteWriter:
         page_rows: int = PAGE_ROWS,
         base_url: str | None = None,
         jobs: int | None = None,
+        cloned: bool = False,
     ):
         self.folder, self.env, self.data, self.page_rows = folder, env, data, page_rows
+        # `folder` starts as the previous site's files, hard links (render/clone.py): a kept file is
+        # already there, a written one replaces the link, and what is neither goes at the end.
+        self.cloned = cloned
+        self.made: set[str] = set()  # site-relative paths written or kept (a cloned folder is pruned to them)
+        self.unlinked: set[str] = set()  # paths of the clone whose link was removed (fresh())
         self.base_url = base_url  # where the site is published, ending in '/'; None: links stay relative
         self.pages: list[str] = []  # every HTML page written, for the sitemap
         self.tables: list[str] = []  # the database's tables shipped under data/ (downloads.write_all)
@@ -219,7 +225,7 @@ class SiteWriter:
             for i, row in enumerate(rows)
         }
         self.folders: set[str] = set()  # the folders created, or to be created by the writer's thread
-        self.made: set[str] = set()  # the folders created in this thread
+        self.folders_made: set[str] = set()  # the folders created in this thread
         self.root = str(folder)
         self.vl_version = vega_lite_version()
         self.painter = Painter(self.vl_version, jobs)  # draws the charts' SVGs beside the pages
@@ -227,6 +233,19 @@ class SiteWriter:
 
     def path(self, relative: str) -> Path:
         return Path(self.file(relative))
+
+    def fresh(self, relative: str) -> str:
+        """The file for a path this thread writes itself (not through write()): nothing there
+        (a cloned folder's link to the previous site's file is removed), its folder created."""
+        target = self.file(relative)
+        self.made.add(relative)
+        if self.cloned:
+            try:
+                os.unlink(target)
+            except FileNotFoundError:
+                pass
+            self.unlinked.add(relative)
+        return target
 
     def file(self, relative: str, create: bool = True) -> str:
         """The file for a site-relative path, its folder created (`create`); never outside the
@@ -237,9 +256,9 @@ class SiteWriter:
         target = os.path.join(self.root, *parts)
         if create:
             folder = os.path.dirname(target)
-            if folder not in self.made:
+            if folder not in self.folders_made:
                 os.makedirs(folder, exist_ok=True)
-                self.made.add(folder)
+                self.folders_made.add(folder)
                 self.folders.add(folder)
         return target
 
@@ -247,8 +266,10 @@ class SiteWriter:
         """Write the file on the writer's thread (flush() waits for it); `then(file)` runs once it
         is written."""
         target, make_folder = self._queued_file(relative)
-        replace = relative in self.linked  # never write through a link into the previous site's file
+        # Never write through a link into the previous site's file: unlink it first.
+        replace = self.cloned or relative in self.linked
         self.linked.discard(relative)
+        self.made.add(relative)
         data = content.encode("utf-8") if isinstance(content, str) else content
         self.files.write(target, data, replace, None if then is None else partial(then, target), make_folder)
 
@@ -268,7 +289,10 @@ class SiteWriter:
     def keep(self, relative: str) -> None:
         """Put the previous site's file (a regular file: PageReuse checked) in the new site: a
         hard link (the previous site is never written to, and creating files is what a build
-        waits on), else a copy."""
+        waits on), else a copy. In a cloned folder it is there already."""
+        self.made.add(relative)
+        if self.cloned and relative not in self.unlinked:
+            return
         target, make_folder = self._queued_file(relative)
         # On the writer's thread, in order: a page written later at this path replaces the link.
         self.files.link(os.path.join(self.previous, relative), target, make_folder)

@@ -1,0 +1,144 @@
+"""A rebuild draws its site in a copy of the previous one made of hard links (render/clone.py): it
+writes what changed without ever writing through a link into the previous site, removes what it
+no longer has, and gives the same site as a build from scratch, with or without `cp`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from leaderboard.build import build
+from leaderboard.render import clone
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = [
+    "published/01-ai/yi-lightning.yaml",
+    "published/01-ai/yi-vl-34b.yaml",
+    "mlperf-training-v5.0/cisco/hpf_n8-bert.yaml",
+]
+
+
+def _files(folder: Path) -> dict[str, str]:
+    """Every file under `folder` (links not followed) by its path: its bytes' hash, or the link's target."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            found[relative] = "-> " + os.readlink(path)
+        elif path.is_file():
+            found[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def _folders(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir() and not p.is_symlink()}
+
+
+@pytest.mark.parametrize(
+    "made, left",
+    [
+        # Kept files stay with their folders; the rest go, and the folders they leave empty.
+        ({"a.html", "x/b.html"}, {"a.html", "x/b.html"}),
+        ({"a.html"}, {"a.html"}),
+        (set(), set()),
+        ({"x/y/c.html"}, {"x/y/c.html"}),
+    ],
+)
+def test_prune_leaves_only_what_the_build_made(tmp_path, made, left):
+    site = tmp_path / "site"
+    for relative in ("a.html", "x/b.html", "x/y/c.html", "z/d.html"):
+        (site / relative).parent.mkdir(parents=True, exist_ok=True)
+        (site / relative).write_text(relative)
+    (site / "empty").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the site's")
+    (site / "x" / "to-a-folder").symlink_to(outside)  # a link is removed, never followed
+    (site / "to-a-file").symlink_to(outside / "keep.txt")
+    clone.prune(site, made)
+    assert set(_files(site)) == left
+    assert _folders(site) == {str(Path(p).parent) for p in left if "/" in p} | (
+        {"x"} if any(p.startswith("x/y/") for p in left) else set()
+    )
+    assert (outside / "keep.txt").read_text() == "not the site's"
+
+
+def _project(folder: Path) -> Path:
+    shutil.copytree(ROOT / "catalog", folder / "catalog")
+    for relative in SHIPPED:
+        target = folder / "submissions" / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "submissions" / relative, target)
+    return folder
+
+
+def _build(project: Path) -> None:
+    outcome = build(project / "submissions", project / "catalog", project / "leaderboard.duckdb", project / "site")
+    assert outcome.ok, outcome.problems[:3]
+
+
+def _leftovers(project: Path) -> list[str]:
+    """Staging or removed folders still beside the site, once a background removal had time to end."""
+    for _ in range(100):
+        left = sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
+        if not left:
+            break
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.parametrize("copier", ["cp", "no cp", "cp fails"])
+def test_a_rebuild_in_the_copy_never_writes_the_previous_site_and_equals_a_fresh_build(tmp_path, monkeypatch, copier):
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    if copier == "no cp":
+        monkeypatch.setattr(clone, "CP", "no-such-program")
+    elif copier == "cp fails":
+        monkeypatch.setattr(clone, "CP", "false")
+    project = _project(tmp_path / "incremental")
+    _build(project)
+    site = project / "site"
+    # Strays in the previous site: a file no build makes, and links to outside it.
+    (site / "stray.txt").write_text("left by hand")
+    (site / "entries" / "elsewhere").symlink_to(tmp_path)
+    (site / "hostname.html").symlink_to("/etc/hostname")
+    # The previous site's files, as links of their own: any write through a link would show here.
+    snapshot = tmp_path / "snapshot"
+    subprocess.run(["cp", "-al", str(site), str(snapshot)], check=True)
+    before = _files(snapshot)
+
+    edited = project / "submissions" / SHIPPED[0]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("CC BY 4.0)", "CC BY 4.0, cited anew)"))
+    (project / "submissions" / SHIPPED[1]).unlink()
+    _build(project)
+
+    assert _files(snapshot) == before  # the previous site was never written to
+    fresh = _project(tmp_path / "fresh")
+    shutil.copyfile(edited, fresh / "submissions" / SHIPPED[0])
+    (fresh / "submissions" / SHIPPED[1]).unlink()
+    _build(fresh)
+    database = "data/leaderboard.duckdb"
+    rebuilt, built = _files(site), _files(fresh / "site")
+    assert {k: v for k, v in rebuilt.items() if k != database} == {k: v for k, v in built.items() if k != database}
+    assert _folders(site) == _folders(fresh / "site")  # no folder left empty
+    assert "cited anew" in (site / "data" / "results.csv").read_text(encoding="utf-8")
+    assert _leftovers(project) == []
+
+
+def test_a_build_that_stops_before_its_site_leaves_no_copy(tmp_path, monkeypatch):
+    """The copy starts with the build: an invalid file stops the build, and the copy goes."""
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    project = _project(tmp_path / "project")
+    _build(project)
+    before = _files(project / "site")
+    broken = project / "submissions" / SHIPPED[0]
+    broken.write_text("round: [\n", encoding="utf-8")
+    outcome = build(project / "submissions", project / "catalog", project / "leaderboard.duckdb", project / "site")
+    assert not outcome.ok
+    assert _files(project / "site") == before
+    assert _leftovers(project) == []
