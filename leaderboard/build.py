@@ -179,17 +179,18 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     base = submissions.resolve().parent
     rows = table_rows(validation.entries, validation.catalog, base=base)
     outcome.warnings += unmatched_warnings(rows.unmatched)
-    # The rows hold what the database needs, and the site reads the database back: neither
-    # the entries nor the rows stay in memory beside what comes next (at 100,000 results,
-    # each is half a gigabyte). The entries' count stays in outcome.entries.
+    # The rows hold what the database and the site need: the entries do not stay in memory
+    # beside what comes next (at 100,000 results, half a gigabyte). Their count stays in
+    # outcome.entries.
     validation.entries = []
     release_freed_memory()
     entries = len(rows.results)
     # A database file is put in its place only once its site is written too: the site is drawn
-    # from the database in memory, and its file written beside its place meanwhile.
+    # from the rows the database is filled with, while it is filled and its file written beside
+    # its place on another thread.
     staged = None
     if out is not None and not store.is_url(db):
-        staged = store.Staged(db, validation.catalog, rows)
+        staged = store.Staged(db, store.tables(validation.catalog, rows))
     else:
         store.write_database(db, validation.catalog, rows)
     del rows

@@ -6,9 +6,6 @@ renames it over, so a reader never sees a half-written database.
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import math
 import os
 import sys
 import threading
@@ -16,15 +13,15 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict
-from itertools import chain
+from functools import cache
 from pathlib import Path
 
 import duckdb
-import orjson
 import sqlalchemy as sa
 
 from leaderboard import costs_at
 from leaderboard.catalog import Catalog
+from leaderboard.loading import fill, fill_duckdb
 from leaderboard.rows import TableRows, comparison_rows
 from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of store's API
     accelerators,
@@ -116,7 +113,7 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
             with engine.begin() as connection:
                 metadata.drop_all(connection)
                 metadata.create_all(connection)
-                _fill(connection, _tables(catalog, rows))
+                fill(connection, tables(catalog, rows))
                 costs_at.create(connection)
         finally:
             engine.dispose()
@@ -137,7 +134,7 @@ def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
     try:
         with engine.begin() as connection:
             metadata.create_all(connection)
-            _fill(connection, _tables(catalog, rows))
+            fill(connection, tables(catalog, rows))
             costs_at.create(connection)
         with engine.connect() as connection:
             connection.exec_driver_sql("CHECKPOINT")
@@ -150,37 +147,57 @@ def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
 
 
 class Staged:
-    """A build's DuckDB database, filled in memory, not yet a file: the site is drawn from it
-    (reading() takes it) while its file is written beside its place on a thread of its own; the
-    build publish()es the file once the site is written too. Filling a file directly costs a third
-    more, all of it before the first page (2,600 results: 0.6 s against 0.4 s in memory, and 0.23 s
-    to write the file, beside the site's reading of the data and its pages)."""
+    """A build's DuckDB database, filled in memory and written to a file beside its place, both on
+    a thread of its own, while the build draws its site from the rows it is filled with
+    (take_tables(); model.load reads them as the database gives them back); the build publish()es
+    the file once the site is written too. DuckDB does most of that work without the
+    interpreter's lock, on the core the pages leave idle (2,600 results: 0.6 s to fill, 0.2 s to
+    write, 0.4 s to read the rows back out, all of it before the first page when done in turn)."""
 
-    def __init__(self, db: str | Path, catalog: Catalog, rows: TableRows):
+    def __init__(self, db: str | Path, tables: dict[str, list[dict]]):
         self.target = Path(db)
         self.aside: Path | None = None
         self._lock = threading.Lock()
-        # One connection, kept: an in-memory database lives as long as its connection.
-        self.engine = sa.create_engine("duckdb:///:memory:", poolclass=sa.pool.StaticPool)
+        self._tables: dict[str, list[dict]] | None = tables
+        # One connection, kept: an in-memory database lives as long as its connection. DuckDB's own,
+        # not SQLAlchemy's: each call into DuckDB that comes back waits for the interpreter's lock,
+        # which the pages hold, and SQLAlchemy's connecting makes dozens.
+        self.duck = duckdb.connect()
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="database")
+        self._filled = self._worker.submit(self._fill, tables, duckdb_ddl())
+        self._written = self._worker.submit(self._write)
+
+    def take_tables(self) -> dict[str, list[dict]]:
+        """The rows the database is filled with, by table (store.tables), once: this object lets go
+        of them (the filling thread does once it is done)."""
+        tables, self._tables = self._tables, None
+        if tables is None:
+            raise RuntimeError("a build's tables are taken once")
+        return tables
+
+    @property
+    def digests(self) -> dict[str, str | None]:
+        """What each table holds, hashed from the rows as they were loaded (None where unknown): the
+        downloads' thread need not hash the database's tables again. Waits for the filling."""
+        return self._filled.result()
+
+    def _fill(self, tables: dict[str, list[dict]], ddl: str) -> dict[str, str | None]:
         try:
-            with self.engine.begin() as connection:
-                metadata.create_all(connection)
-                # What each table holds, hashed from the rows as they were loaded (None where
-                # unknown): the downloads' thread need not hash the database's tables again.
-                self.digests = _fill(connection, _tables(catalog, rows))
-                costs_at.create(connection)
-                self.duck = _duckdb_connection(connection)
+            # In one call each: the 200 statements create_all() runs one by one would each wait
+            # for the lock (0.5 s in all).
+            self.duck.execute(ddl)
+            digests = fill_duckdb(self.duck, tables)
+            self.duck.execute(costs_at.duckdb_sql())
         except BaseException:
-            self.engine.dispose()
+            self.duck.close()
             raise
-        # The file is written at once, while the build's thread reads the data back for the site
-        # (model.load): a core it leaves idle until the pages.
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="database-file")
-        self._written = self._writer.submit(self._write)
+        return digests
 
     @contextmanager
     def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
-        """As store.reading(): queries on a cursor of its own (another thread may write the file)."""
+        """As store.reading(): queries on a cursor of its own (another thread may write the file),
+        once the database is filled (its failure raised here)."""
+        self._filled.result()
         with self.duck.cursor() as cursor:
             yield _queries(cursor)
 
@@ -192,11 +209,12 @@ class Staged:
         with self._lock:
             if self.aside is None:
                 self.aside = self._written.result()
-                # Read once (model.load) and now on disk: its memory goes back before the pages are done.
-                self.engine.dispose()
+                # Now on disk: its memory goes back before the pages are done.
+                self.duck.close()
             return self.aside
 
     def _write(self) -> Path:
+        self._filled.result()  # the same thread filled it: its failure is this one's
         temporary = _aside_name(self.target)
         try:
             with self.duck.cursor() as cursor:
@@ -215,10 +233,25 @@ class Staged:
 
     def close(self) -> None:
         """Let go of the memory (and of the file written aside, unless published)."""
-        self._writer.shutdown(wait=True)
-        self.engine.dispose()
+        self._tables = None
+        self._worker.shutdown(wait=True)
+        self.duck.close()
         if self._written.exception() is None and self._written.result().exists():
             self._written.result().unlink()
+
+
+@cache
+def duckdb_ddl() -> str:
+    """The SQL metadata.create_all() runs on a DuckDB database (tables, keys, comments), as one
+    script."""
+    statements: list[str] = []
+
+    def collect(statement, *_args: object, **_options: object) -> None:
+        statements.append(str(statement.compile(dialect=engine.dialect)).strip())
+
+    engine = sa.create_mock_engine("duckdb://", collect)
+    metadata.create_all(engine, checkfirst=False)
+    return ";\n".join(statements) + ";"
 
 
 def _aside_name(target: Path) -> Path:
@@ -237,7 +270,8 @@ def publish(temporary: Path, db: str | Path) -> None:
     Path(f"{db}.wal").unlink(missing_ok=True)
 
 
-def _tables(catalog: Catalog, rows: TableRows) -> dict[str, list[dict]]:
+def tables(catalog: Catalog, rows: TableRows) -> dict[str, list[dict]]:
+    """Every table's rows, by table: the catalog's and the build's."""
     return {
         **catalog_rows(catalog),
         "results": rows.results,
@@ -246,161 +280,6 @@ def _tables(catalog: Catalog, rows: TableRows) -> dict[str, list[dict]]:
         "progress": rows.progress,
         "epoch_cost_comparison": comparison_rows(rows.results, rows.costs, catalog),
     }
-
-
-def _fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> dict[str, str | None]:
-    """Insert every row. Values travel as data (bound parameters, or a JSON file or an Arrow
-    table that DuckDB loads in bulk); submission text never becomes SQL.
-
-    Returns each table's digest (see rows_digest) where its rows went in as JSON, None where
-    they did not (a server database; a value JSON has no form for)."""
-    duck = _duckdb_connection(connection)
-    digests: dict[str, str | None] = {name: rows_digest(metadata.tables[name], []) for name in metadata.tables}
-    for name, table_rows in tables.items():
-        if not table_rows:
-            continue
-        table = metadata.tables[name]
-        digests[name] = None
-        if duck is None:
-            connection.execute(table.insert(), _with_dates(table, table_rows))
-            continue
-        digests[name] = _load_json(duck, table, table_rows)
-        if digests[name] is None:
-            duck.register("incoming_rows", arrow_table(table, table_rows))
-            try:
-                duck.execute(f'INSERT INTO "{name}" SELECT * FROM incoming_rows')
-            finally:
-                duck.unregister("incoming_rows")
-    return digests if duck is not None else dict.fromkeys(digests)
-
-
-def rows_digest(table: sa.Table, row_digests: list[bytes]) -> str:
-    """A table's content as the rows loaded into it say it: its name, its columns and their types,
-    and the hashes of its rows as JSON, sorted (the same rows in any order hash the same). The
-    same digest means the same table for the same code, which is all a build's cache compares."""
-    digest = hashlib.sha256(orjson.dumps([table.name, [[c.name, DUCKDB_TYPES[type(c.type)]] for c in table.columns]]))
-    for row in sorted(row_digests):
-        digest.update(row)
-    return "rows " + digest.hexdigest()
-
-
-DUCKDB_TYPES = {
-    sa.Text: "VARCHAR",
-    sa.Double: "DOUBLE",
-    sa.BigInteger: "BIGINT",
-    sa.Boolean: "BOOLEAN",
-    sa.Date: "DATE",
-}
-
-
-JSON_ROWS = 5_000  # rows turned into JSON at a time: the text of 100,000 results is never whole in memory
-
-
-def _load_json(duck, table: sa.Table, rows: list[dict]) -> str | None:
-    """The rows into a DuckDB table through a JSON file (one array of them) that DuckDB reads with the
-    table's types: a fraction of the time an Arrow table takes to build from Python values (and
-    no import of pandas, which pyarrow makes). Returns the table's rows_digest(), or None, loading
-    nothing, when a value has no exact JSON form (NaN or infinity, which JSON writes as null): the
-    caller loads it through Arrow then."""
-    import tempfile
-
-    columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: plain names for DuckDB
-    row_digests: list[bytes] = []
-    with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
-        try:
-            # One JSON array of every row, written a chunk at a time (each chunk's rows, after a comma).
-            file.write(b"[")
-            for start in range(0, len(rows), JSON_ROWS):
-                file.write(b"," if start else b"")
-                chunk = _json_rows(rows[start : start + JSON_ROWS], columns)
-                if not _all_finite(chunk):
-                    return None
-                # Keys are columns' names, some of them SQLAlchemy's (a subclass of str).
-                texts = [orjson.dumps(row, option=orjson.OPT_NON_STR_KEYS) for row in chunk]
-                row_digests += [hashlib.sha256(text).digest() for text in texts]
-                file.write(b",".join(texts))
-            file.write(b"]")
-            file.flush()
-        except OSError as error:  # a full disk: name the file (a write's error names none)
-            error.filename = error.filename or file.name
-            raise
-        names = ", ".join(f'"{c}"' for c in columns)
-        # A key the table does not have is left out; a column a row does not have is NULL.
-        duck.execute(
-            f"INSERT INTO \"{table.name}\" ({names}) SELECT {names} FROM read_json(?, format = 'array', columns = ?)",
-            [file.name, columns],
-        )
-    return rows_digest(table, row_digests)
-
-
-def _json_rows(rows: list[dict], columns: dict) -> list[dict]:
-    """The rows as JSON is to hold them: each as it is when it has only columns of the table
-    (most do; copying each took a third of the time of filling the database), else those alone."""
-    names = columns.keys()
-    return [row if row.keys() <= names else {name: row.get(name) for name in names} for row in rows]
-
-
-def _all_finite(rows: list[dict]) -> bool:
-    """Whether every float value of the rows is finite (JSON has no NaN or infinity). A sum of
-    floats is finite only when each of them is; a sum too large for a float has them checked one
-    by one."""
-    floats = [value for value in chain.from_iterable(map(dict.values, rows)) if value.__class__ is float]
-    try:
-        if math.isfinite(math.fsum(floats)):
-            return True
-    except (OverflowError, ValueError):  # a sum past the largest float; infinity minus infinity
-        pass
-    return all(map(math.isfinite, floats))
-
-
-def arrow_schema(table: sa.Table):
-    import pyarrow as pa
-
-    kinds = {
-        sa.Text: pa.string(),
-        sa.Double: pa.float64(),
-        sa.BigInteger: pa.int64(),
-        sa.Boolean: pa.bool_(),
-        sa.Date: pa.date32(),
-    }
-    return pa.schema([(c.name, kinds[type(c.type)]) for c in table.columns])
-
-
-def arrow_table(table: sa.Table, rows: list[dict]):
-    """The rows as an Arrow table of the table's types, built column by column (a dict per row
-    takes several times as long at 100,000 rows). Rows carry dates as the files spell them,
-    'YYYY-MM-DD' text; Arrow parses them into dates."""
-    import pyarrow as pa
-
-    schema = arrow_schema(table)
-    columns = []
-    for column in schema:
-        values = [row.get(column.name) for row in rows]
-        if column.type == pa.date32():
-            columns.append(pa.array(values, pa.string()).cast(pa.date32()))
-        else:
-            columns.append(pa.array(values, column.type))
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _with_dates(table: sa.Table, rows: list[dict]) -> list[dict]:
-    """The rows with their 'YYYY-MM-DD' dates as datetime.date, for a server database's driver."""
-    dates = [c.name for c in table.columns if isinstance(c.type, sa.Date)]
-    if not dates:
-        return rows
-    return [{**row, **{c: _date(row.get(c)) for c in dates}} for row in rows]
-
-
-def _date(value: str | None) -> dt.date | None:
-    return None if value is None else dt.date.fromisoformat(value)
-
-
-def _duckdb_connection(connection: sa.Connection):
-    """The DuckDB connection under a SQLAlchemy one, or None for other databases."""
-    if connection.dialect.name != "duckdb":
-        return None
-    raw = connection.connection.driver_connection
-    return getattr(raw, "_ConnectionWrapper__c", None) or getattr(raw, "c", None) or raw
 
 
 # The name the database file is attached under in connect()'s connection.

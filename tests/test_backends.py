@@ -106,13 +106,13 @@ def test_query_prints_dates_as_iso_text_and_keeps_the_whole_error(loaded):
 
 def test_a_failed_load_leaves_the_previous_data(loaded, monkeypatch):
     _, database = loaded
-    original = store._fill
+    original = store.fill
 
     def failing(connection, tables):
         original(connection, dict(list(tables.items())[:3]))
         raise RuntimeError("killed in the middle of the load")
 
-    monkeypatch.setattr(store, "_fill", failing)
+    monkeypatch.setattr(store, "fill", failing)
     with pytest.raises(RuntimeError):
         store.write_database(database, *_nothing())
     _, [(count,)] = store.run_query(database, "SELECT count(*) FROM results")

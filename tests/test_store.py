@@ -572,6 +572,37 @@ def test_every_part_without_an_on_demand_price_says_why(shipped):
     ]
 
 
+def site_data_text(data) -> list[str]:
+    """Everything the site's data holds, as text that tells 1 from 1.0 and True from 1, and
+    each row's columns in their order."""
+    boards = [(b.key, {d: rows for d, rows in b.divisions.items()}) for b in data.boards]
+    fields = ["rounds", "benchmarks", "accelerators", "prices", "results", "columns", "epoch_comparison", "skipped"]
+    fields += ["organizations", "prices_as_of", "price_anomalies"]
+    return [repr(getattr(data, name)) for name in fields] + [repr(boards)]
+
+
+def test_a_builds_site_data_read_from_its_rows_is_the_databases(shipped, built):
+    """A build draws its site from the rows its database is filled with (model.load of a
+    store.Staged): on the shipped data and on a small project's, the same data, value for value,
+    type for type and in the same order, as model.load reads from the database file."""
+    from leaderboard import store
+    from leaderboard.render import model
+    from leaderboard.rows import table_rows
+    from leaderboard.validate import validate_paths
+
+    for project in (shipped, built):
+        validation = validate_paths([project / "submissions"], project / "catalog")
+        rows = table_rows(validation.entries, validation.catalog, base=project)
+        staged = store.Staged(project / "staged.duckdb", store.tables(validation.catalog, rows))
+        try:
+            from_rows = model.load(staged)
+        finally:
+            staged.close()
+        from_database = model.load(project / "leaderboard.duckdb")
+        assert len(from_rows.results) == len(rows.results) > 0
+        assert site_data_text(from_rows) == site_data_text(from_database), project
+
+
 def test_the_database_rank_is_every_boards_order(shipped):
     from leaderboard.render import model
 
@@ -665,9 +696,9 @@ TRICKY_ROWS = [
 def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json, chunk, monkeypatch):
     import sqlalchemy as sa
 
-    from leaderboard import store
+    from leaderboard import loading
 
-    monkeypatch.setattr(store, "JSON_ROWS", chunk)
+    monkeypatch.setattr(loading, "JSON_ROWS", chunk)
 
     table = sa.Table(
         "trial",
@@ -685,11 +716,11 @@ def test_rows_reach_duckdb_exactly_by_either_way(rows, loaded_as_json, chunk, mo
     by_json, by_arrow = duckdb.connect(), duckdb.connect()
     for connection in (by_json, by_arrow):
         connection.execute(create)
-    assert (store._load_json(by_json, table, rows) is not None) is loaded_as_json
+    assert (loading.load_json(by_json, table, rows) is not None) is loaded_as_json
     if not loaded_as_json:
-        by_json.register("incoming_rows", store.arrow_table(table, rows))
+        by_json.register("incoming_rows", loading.arrow_table(table, rows))
         by_json.execute("INSERT INTO trial SELECT * FROM incoming_rows")
-    by_arrow.register("incoming_rows", store.arrow_table(table, rows))
+    by_arrow.register("incoming_rows", loading.arrow_table(table, rows))
     by_arrow.execute("INSERT INTO trial SELECT * FROM incoming_rows")
     query = "SELECT entry_id, round, minutes::VARCHAR, chips::VARCHAR, ranked, date FROM trial ORDER BY entry_id"
     assert by_json.execute(query).fetchall() == by_arrow.execute(query).fetchall()
@@ -725,17 +756,17 @@ def _described(path) -> dict:
 
 
 def _loaded_digest(rows: list[dict], types: dict[str, str] | None = None) -> str | None:
-    """The digest _load_json gives rows loaded into a fresh table `trial` (columns and types: `types`)."""
+    """The digest loading.load_json gives rows loaded into a fresh table `trial` (columns and types: `types`)."""
     import sqlalchemy as sa
 
-    from leaderboard import store
+    from leaderboard import loading
 
     types = types or {"entry_id": "VARCHAR", "round": "VARCHAR", "minutes": "DOUBLE"}
-    kinds = {kind: python for python, kind in store.DUCKDB_TYPES.items()}
+    kinds = {kind: python for python, kind in loading.DUCKDB_TYPES.items()}
     table = sa.Table("trial", sa.MetaData(), *(sa.Column(name, kinds[kind]) for name, kind in types.items()))
     connection = duckdb.connect()
     connection.execute(f"CREATE TABLE trial ({', '.join(f'{n} {k}' for n, k in types.items())})")
-    return store._load_json(connection, table, rows)
+    return loading.load_json(connection, table, rows)
 
 
 DIGEST_ROWS = [{"entry_id": "a", "round": "r", "minutes": 0.5}, {"entry_id": "b", "round": None, "minutes": 2.0}]
@@ -776,11 +807,31 @@ def test_a_staged_database_whose_file_cannot_be_written_says_so_and_leaves_nothi
     rows = table_rows(validation.entries, validation.catalog, base=built)
     monkeypatch.setattr(store, "STORAGE_VERSION", "v0.0.1")  # no DuckDB writes this format
     folder = tmp_path / "databases"
-    staged = store.Staged(folder / "staged.duckdb", validation.catalog, rows)
+    staged = store.Staged(folder / "staged.duckdb", store.tables(validation.catalog, rows))
     try:
         with staged.reading() as query:  # the data is there while its file fails
             assert query("SELECT count(*) FROM results")[1] == [(len(rows.results),)]
         with pytest.raises(duckdb.Error):
+            staged.write_aside()
+    finally:
+        staged.close()
+    assert list(folder.iterdir()) == []
+
+
+def test_a_staged_database_that_cannot_be_filled_says_so_where_its_file_is_asked_for(tmp_path):
+    """A build's database is filled on a thread of its own while the site is drawn from its rows:
+    a row DuckDB refuses is raised where the build asks for the file, and nothing is left behind."""
+    from leaderboard import store
+
+    folder = tmp_path / "databases"
+    folder.mkdir()
+    bad = {"rounds": [{"id": "r", "name": "R", "kind": "mlperf", "date": "2024-13-45"}]}
+    staged = store.Staged(folder / "staged.duckdb", bad)
+    try:
+        assert staged.take_tables() is bad  # the site's rows, not waiting for the database
+        with pytest.raises(RuntimeError, match="taken once"):
+            staged.take_tables()
+        with pytest.raises(duckdb.Error, match="2024-13-45"):
             staged.write_aside()
     finally:
         staged.close()
@@ -800,7 +851,7 @@ def test_a_database_filled_in_memory_is_written_as_a_file_built_directly(built, 
     validation = validate_paths([built / "submissions"], built / "catalog")
     rows = table_rows(validation.entries, validation.catalog, base=built)
     direct = store.write_aside(folder / "direct.duckdb", validation.catalog, rows)
-    staged = store.Staged(folder / "staged.duckdb", validation.catalog, rows)
+    staged = store.Staged(folder / "staged.duckdb", store.tables(validation.catalog, rows))
     try:
         with staged.reading() as query:
             assert query("SELECT count(*) FROM results")[1] == [(len(rows.results),)]
@@ -813,6 +864,6 @@ def test_a_database_filled_in_memory_is_written_as_a_file_built_directly(built, 
     finally:
         staged.close()
     assert not written.exists()  # not published: removed with the database in memory
-    abandoned = store.Staged(folder / "abandoned.duckdb", validation.catalog, rows)
+    abandoned = store.Staged(folder / "abandoned.duckdb", store.tables(validation.catalog, rows))
     abandoned.close()
     assert sorted(p.name for p in folder.iterdir()) == [direct.name]

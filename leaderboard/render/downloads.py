@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from leaderboard import costs_at, store
+from leaderboard import costs_at, loading, store
 from leaderboard.cache import folder_beside
 from leaderboard.normalize import TIERS
 from leaderboard.render.model import RESULT_ORDER
@@ -254,7 +254,7 @@ def _table_digests(
 ) -> dict[str, list]:
     """Each table of an attached database: its columns and types, its row count and a hash of its
     rows (the hashes of the rows as JSON, sorted), computed by DuckDB; or, for a table in `known`,
-    the digest its rows had when the build loaded them (store.rows_digest: 0.4 s of hashing a
+    the digest its rows had when the build loaded them (loading.rows_digest: 0.4 s of hashing a
     rebuild's thread saves)."""
     found = {}
     tables = connection.execute(
@@ -359,7 +359,7 @@ def _duckdb_copy(target: Path, db: str) -> None:
             _names, rows = query(f"SELECT * FROM {_identifier(name)}")
             columns = [c.name for c in table.columns]
             incoming = pa.Table.from_pydict(  # noqa: F841 (read by DuckDB by name)
-                {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=store.arrow_schema(table)
+                {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=loading.arrow_schema(table)
             )
             connection.execute(f"CREATE TABLE {_identifier(name)} AS SELECT * FROM incoming")
         connection.execute(costs_at.duckdb_sql())  # the download answers costs_at(...) as the source database does

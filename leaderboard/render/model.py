@@ -17,6 +17,7 @@ from leaderboard.families import family
 from leaderboard.normalize import HIGHER_IS_BETTER, TIERS, cost_note, metric_ranks, rank_metric, slug
 from leaderboard.render import left_off, likeness
 from leaderboard.render import prices as site_prices
+from leaderboard.render.readback import read_back
 
 DIVISIONS = ("closed", "open")
 AVAILABILITIES = ("available", "preview", "research")
@@ -227,40 +228,102 @@ def accelerator_path(accelerator: str) -> str:
 
 
 def load(db: str | Path | store.Staged) -> SiteData:
-    """Everything the site shows, in a stable order (the build must be deterministic)."""
+    """Everything the site shows, in a stable order (the build must be deterministic). A build's
+    database (store.Staged) is read from the rows it is filled with (readback.py), not by SQL."""
+    if isinstance(db, store.Staged):
+        return _from_tables(db.take_tables())
     with store.reading(db) as query:
         return _load(query)
 
 
 def _load(query) -> SiteData:
-    rounds = _rows(query, "SELECT * FROM rounds ORDER BY kind = 'published', date DESC, id")
-    benchmarks = {b["id"]: b for b in _rows(query, "SELECT * FROM benchmarks ORDER BY id")}
-    accelerators = {a["id"]: a for a in _rows(query, "SELECT * FROM accelerators ORDER BY id")}
-    prices = _rows(
-        query,
-        "SELECT * FROM prices ORDER BY accelerator, tier, provider, date, usd, unit, source, note, includes_host, price_id",
-    )
-    rules = {(r["round"], r["benchmark"]): r for r in _rows(query, "SELECT * FROM benchmark_rounds")}
     texts: dict[str, str] = {}
-    results = _rows(query, f"SELECT * FROM results ORDER BY {', '.join(RESULT_ORDER)}", texts, ResultRow)
-    costs: dict[str, dict[str, dict]] = {}
-    for cost in _rows(query, "SELECT * FROM costs ORDER BY entry_id, tier", texts):
-        costs.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
-    runs: dict[str, list[dict]] = {}
-    for run in _rows(query, "SELECT * FROM runs ORDER BY entry_id, run", texts):
-        runs.setdefault(run["entry_id"], []).append(run)
     # This database's tables (a build's database in memory has its file attached beside it while it is written).
     listed = query("SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()")
     tables = {t for (t,) in listed[1]}
-    progress: dict[str, list[dict]] = {}
-    for item in _rows(query, "SELECT * FROM progress ORDER BY entry_id, row", texts) if "progress" in tables else []:
-        progress.setdefault(item["entry_id"], []).append(item)
-    docs = {c.name: c.comment or "" for c in store.results.columns}
     names, _ = query("SELECT * FROM results LIMIT 0")
-    columns = [(name, docs.get(name, "")) for name in names]
+    return _assemble(
+        rounds=_rows(query, "SELECT * FROM rounds ORDER BY kind = 'published', date DESC, id"),
+        benchmarks=_rows(query, "SELECT * FROM benchmarks ORDER BY id"),
+        accelerators=_rows(query, "SELECT * FROM accelerators ORDER BY id"),
+        prices=_rows(query, f"SELECT * FROM prices ORDER BY {', '.join(PRICE_ORDER)}"),
+        rules=_rows(query, "SELECT * FROM benchmark_rounds"),
+        results=_rows(query, f"SELECT * FROM results ORDER BY {', '.join(RESULT_ORDER)}", texts, ResultRow),
+        costs=_rows(query, "SELECT * FROM costs ORDER BY entry_id, tier", texts),
+        runs=_rows(query, "SELECT * FROM runs ORDER BY entry_id, run", texts),
+        progress=_rows(query, "SELECT * FROM progress ORDER BY entry_id, row", texts) if "progress" in tables else [],
+        epoch=_rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
+        if "epoch_cost_comparison" in tables
+        else None,
+        skipped=_rows(query, "SELECT * FROM skipped_results") if "skipped_results" in tables else [],
+        organizations=_rows(query, "SELECT * FROM organizations") if "organizations" in tables else [],
+        columns=names,
+    )
+
+
+# The prices' order, every column: the same order whichever way the rows were loaded.
+PRICE_ORDER = ("accelerator", "tier", "provider", "date", "usd", "unit", "source", "note", "includes_host", "price_id")
+
+
+def _from_tables(tables: dict[str, list[dict]]) -> SiteData:
+    """As _load, from the rows a build fills its database with (store.tables)."""
+    shared: dict[str, str] = {}
+
+    def read(name: str, order=(), texts=None, kind=dict) -> list[dict]:
+        return read_back(store.metadata.tables[name], tables.get(name, []), order, texts, kind)
+
+    rounds = read("rounds", [("date", True), "id"])
+    rounds.sort(key=lambda r: r["kind"] == "published")  # stable: by date, then id, within each kind
+    return _assemble(
+        rounds=rounds,
+        benchmarks=read("benchmarks", ["id"]),
+        accelerators=read("accelerators", ["id"]),
+        prices=read("prices", PRICE_ORDER),
+        rules=read("benchmark_rounds"),
+        results=read("results", RESULT_ORDER, shared, ResultRow),
+        costs=read("costs", ["entry_id", "tier"], shared),
+        runs=read("runs", ["entry_id", "run"], shared),
+        progress=read("progress", ["entry_id", "row"], shared),
+        epoch=read("epoch_cost_comparison", ["entry_id", "tier"]),
+        skipped=read("skipped_results"),
+        organizations=read("organizations"),
+        columns=[str(c.name) for c in store.results.columns],
+    )
+
+
+def _assemble(
+    rounds,
+    benchmarks,
+    accelerators,
+    prices,
+    rules,
+    results,
+    costs,
+    runs,
+    progress,
+    epoch,
+    skipped,
+    organizations,
+    columns,
+) -> SiteData:
+    """The site's data from its tables' rows, each in its order."""
+    benchmarks = {b["id"]: b for b in benchmarks}
+    accelerators = {a["id"]: a for a in accelerators}
+    rules = {(r["round"], r["benchmark"]): r for r in rules}
+    costs_of: dict[str, dict[str, dict]] = {}
+    for cost in costs:
+        costs_of.setdefault(cost["entry_id"], {})[cost["tier"]] = cost
+    runs_of: dict[str, list[dict]] = {}
+    for run in runs:
+        runs_of.setdefault(run["entry_id"], []).append(run)
+    progress_of: dict[str, list[dict]] = {}
+    for item in progress:
+        progress_of.setdefault(item["entry_id"], []).append(item)
+    docs = {c.name: c.comment or "" for c in store.results.columns}
+    columns = [(name, docs.get(name, "")) for name in columns]
 
     for row in results:
-        row["costs"] = {tier: costs.get(row["entry_id"], {}).get(tier) or _no_cost(tier) for tier in TIERS}
+        row["costs"] = {tier: costs_of.get(row["entry_id"], {}).get(tier) or _no_cost(tier) for tier in TIERS}
         for tier, cost in row["costs"].items():
             cost["note"] = cost_note(tier, row["date"], cost)  # the remarks the pages show, in words
         row["cost_by_tier"] = {tier: row["costs"][tier]["cost_usd"] for tier in TIERS}
@@ -272,23 +335,25 @@ def _load(query) -> SiteData:
         row["accelerator_path"] = accelerator_path(row["accelerator"])
         row["verified_note"] = None if row.get("verified") else unverified_note(row["round_kind"])
         row["model_text"] = likeness.model_text(row.get("model_name"), row.get("model_parameters"))
-        row["run_rows"] = runs.get(row["entry_id"], [])
-        row["progress_rows"] = progress.get(row["entry_id"], [])
+        row["run_rows"] = runs_of.get(row["entry_id"], [])
+        row["progress_rows"] = progress_of.get(row["entry_id"], [])
 
     republished_notes(results, rounds)
     as_of = site_prices.annotate(results, accelerators, prices)
     boards = _boards(results, rounds, benchmarks, rules)
-    epoch = None
-    if "epoch_cost_comparison" in tables:
-        epoch = _rows(query, "SELECT * FROM epoch_cost_comparison ORDER BY entry_id, tier")
     names = {b["id"]: b["name"] for b in benchmarks.values()}
-    left = _rows(query, "SELECT * FROM skipped_results") if "skipped_results" in tables else []
-    skipped = left_off.by_round(left, names)
-    organizations = (
-        {o["name"]: o for o in _rows(query, "SELECT * FROM organizations")} if "organizations" in tables else {}
+    data = SiteData(
+        rounds,
+        benchmarks,
+        accelerators,
+        prices,
+        results,
+        columns,
+        boards,
+        epoch,
+        skipped=left_off.by_round(skipped, names),
     )
-    data = SiteData(rounds, benchmarks, accelerators, prices, results, columns, boards, epoch, skipped=skipped)
-    data.organizations = organizations
+    data.organizations = {o["name"]: o for o in organizations}
     data.prices_as_of, data.price_anomalies = as_of, site_prices.part_anomalies(accelerators, prices)
     for row in results:
         row.frozen = True

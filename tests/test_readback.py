@@ -1,0 +1,91 @@
+"""readback.py: a table's rows as the database gives them back, without the database; the same
+rows DuckDB gives back after loading them (test_store holds a whole build's data to it too)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import pytest
+import sqlalchemy as sa
+
+from leaderboard import loading
+from leaderboard.render.model import _rows
+from leaderboard.render.readback import read_back, sort_rows
+from leaderboard.store import _queries
+
+TABLE = sa.Table(
+    "trial",
+    sa.MetaData(),
+    sa.Column("id", sa.Text),
+    sa.Column("minutes", sa.Double),
+    sa.Column("chips", sa.BigInteger),
+    sa.Column("verified", sa.Boolean),
+    sa.Column("date", sa.Date),
+    sa.Column("note", sa.Text),
+)
+
+
+@pytest.mark.parametrize(
+    "row, back",
+    [
+        # Each column in the table's order, whatever the row's; NULL for a column it lacks; a key
+        # that is no column left out.
+        ({"note": "n", "id": "a", "other": 1}, ["a", None, None, None, None, "n"]),
+        # An integer in a DOUBLE column is a float; a float in a BIGINT one an integer.
+        ({"id": "b", "minutes": 12, "chips": 8.0}, ["b", 12.0, 8, None, None, None]),
+        # Dates as 'YYYY-MM-DD' text, from text or a date.
+        ({"id": "c", "date": dt.date(2024, 5, 1)}, ["c", None, None, None, "2024-05-01", None]),
+        ({"id": "d", "date": "2024-05-02", "verified": True}, ["d", None, None, True, "2024-05-02", None]),
+        # A number or a truth in a text column is its text.
+        ({"id": "e", "note": 7}, ["e", None, None, None, None, "7"]),
+        ({"id": "f", "note": False}, ["f", None, None, None, None, "false"]),
+    ],
+)
+def test_a_row_comes_back_as_duckdb_gives_it(row, back):
+    assert list(read_back(TABLE, [row])[0].items()) == list(zip([c.name for c in TABLE.columns], back, strict=True))
+    assert _through_duckdb([row]) == read_back(TABLE, [row])
+    assert [type(v) for v in _through_duckdb([row])[0].values()] == [type(v) for v in back]
+
+
+ROWS = [
+    {"id": "b", "minutes": 2.0, "chips": None},
+    {"id": "a", "minutes": None, "chips": 8},
+    {"id": "c", "minutes": 2.0, "chips": 4},
+    {"id": "d", "minutes": 1.0, "chips": None},
+]
+
+
+@pytest.mark.parametrize(
+    "order, ids",
+    [
+        ([], ["b", "a", "c", "d"]),  # the rows' own order
+        (["id"], ["a", "b", "c", "d"]),
+        (["minutes"], ["d", "b", "c", "a"]),  # NULL last; ties in the rows' order
+        ([("minutes", True)], ["b", "c", "d", "a"]),  # NULL last descending too
+        (["minutes", ("id", True)], ["d", "c", "b", "a"]),
+        (["chips", "id"], ["c", "a", "b", "d"]),
+        ([("chips", True), "minutes"], ["a", "c", "d", "b"]),
+    ],
+)
+def test_rows_come_back_in_order_by_order(order, ids):
+    assert [r["id"] for r in read_back(TABLE, ROWS, order)] == ids
+    assert [r["id"] for r in sort_rows(list(ROWS), order)] == ids
+    if order:
+        by = ", ".join(f"{o[0]} DESC" if isinstance(o, tuple) else o for o in order)
+        assert [r["id"] for r in _through_duckdb(ROWS, by)] == ids
+
+
+def test_equal_texts_come_back_as_one_object():
+    texts: dict[str, str] = {}
+    first, second = read_back(TABLE, [{"id": "".join(["sha", "red"])}, {"id": "".join(["sh", "ared"])}], texts=texts)
+    assert first["id"] is second["id"] is texts["shared"]
+
+
+def _through_duckdb(rows: list[dict], order: str = "") -> list[dict]:
+    connection = duckdb.connect()
+    connection.execute(
+        "CREATE TABLE trial (id VARCHAR, minutes DOUBLE, chips BIGINT, verified BOOLEAN, date DATE, note VARCHAR)"
+    )
+    loading.load_json(connection, TABLE, rows)
+    return _rows(_queries(connection), f"SELECT * FROM trial{' ORDER BY ' + order if order else ''}")
