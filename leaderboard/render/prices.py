@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
+from functools import lru_cache
 
 from leaderboard.catalog import Accelerator, Price
 from leaderboard.normalize import TIERS, cost_marks, price_in_force
@@ -30,6 +31,7 @@ def latest_date(price_rows: list[dict]) -> str | None:
     return max((p["date"] for p in price_rows), default=None)
 
 
+@lru_cache(maxsize=8192)  # the same few hundred rates, for every cost of every result
 def significant(value: float | None, digits: int = 4) -> str:
     """A price to `digits` significant digits, never in exponent form, with its cents below
     10^(digits-1) dollars: 2.449, 2.40, 30.00, 0.0123, 44,490 (a whole number from there up,
