@@ -229,9 +229,11 @@ def accelerator_path(accelerator: str) -> str:
 
 def load(db: str | Path | store.Staged) -> SiteData:
     """Everything the site shows, in a stable order (the build must be deterministic). A build's
-    database (store.Staged) is read from the rows it is filled with (readback.py), not by SQL."""
-    if isinstance(db, store.Staged):
-        return _from_tables(db.take_tables())
+    database (store.Staged) is read from the rows it is filled with (readback.py), not by SQL, up
+    to store.ROWS_KEPT_UP_TO results."""
+    tables = db.take_tables() if isinstance(db, store.Staged) else None
+    if tables is not None:
+        return _from_tables(tables)
     with store.reading(db) as query:
         return _load(query)
 
