@@ -33,8 +33,8 @@ CHANGED = "submissions/mlperf-training-v5.0/cisco/hpf_n8-bert.yaml"
 STEPS = [
     ("validate every submission", "leaderboard/validate.py", "validate_paths"),
     ("normalize into rows", "leaderboard/rows.py", "table_rows"),
-    ("fill the database (in memory; its file is written on a thread of its own)", "leaderboard/store.py", "__init__"),
-    ("read the site's data back", "leaderboard/render/model.py", "load"),
+    ("start the database (filled and written on a thread of its own)", "leaderboard/store.py", "__init__"),
+    ("the site's data, from the rows", "leaderboard/render/model.py", "load"),
     ("leaderboards and round pages", "leaderboard/render/boards.py", "write_pages"),
     ("entry pages", "leaderboard/render/entries.py", "write_pages"),
     ("accelerator and submitter pages", "leaderboard/render/groups.py", "write_pages"),
