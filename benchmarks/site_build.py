@@ -33,7 +33,7 @@ CHANGED = "submissions/mlperf-training-v5.0/cisco/hpf_n8-bert.yaml"
 STEPS = [
     ("validate every submission", "leaderboard/validate.py", "validate_paths"),
     ("normalize into rows", "leaderboard/rows.py", "table_rows"),
-    ("start the database (filled and written on a thread of its own)", "leaderboard/store.py", "__init__"),
+    ("start the database (filled and written by a process of its own)", "leaderboard/store.py", "__init__"),
     ("the site's data, from the rows", "leaderboard/render/model.py", "load"),
     ("leaderboards and round pages", "leaderboard/render/boards.py", "write_pages"),
     ("entry pages", "leaderboard/render/entries.py", "write_pages"),

@@ -187,7 +187,7 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     entries = len(rows.results)
     # A database file is put in its place only once its site is written too: the site is drawn
     # from the rows the database is filled with, while it is filled and its file written beside
-    # its place on another thread.
+    # its place by a process of its own (store.Staged).
     staged = None
     if out is not None and not store.is_url(db):
         staged = store.Staged(db, store.tables(validation.catalog, rows))

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
@@ -21,6 +19,7 @@ import sqlalchemy as sa
 
 from leaderboard import costs_at
 from leaderboard.catalog import Catalog
+from leaderboard.forked import Forked
 from leaderboard.loading import fill, fill_duckdb
 from leaderboard.rows import TableRows, comparison_rows
 from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of store's API
@@ -151,99 +150,85 @@ ROWS_KEPT_UP_TO = 20_000
 
 
 class Staged:
-    """A build's DuckDB database, filled in memory and written to a file beside its place, both on
-    a thread of its own, while the build draws its site from the rows it is filled with
-    (take_tables(); model.load reads them as the database gives them back); the build publish()es
-    the file once the site is written too. DuckDB does most of that work without the
-    interpreter's lock, on the core the pages leave idle (2,600 results: 0.6 s to fill, 0.2 s to
-    write, 0.4 s to read the rows back out, all of it before the first page when done in turn)."""
+    """A build's DuckDB database, filled in memory and written to a file beside its place by a
+    process forked for it (forked.py), while the build draws its site from the rows it is filled
+    with (take_tables(); model.load reads them as the database gives them back); the build
+    publish()es the file once the site is written too. The child has the rows without a copy,
+    and its work waits for no lock of the pages' (on a thread of this process, the Python half
+    of filling, each row to JSON and hashed, took turns with the pages: 1.2 s instead of 0.4 s,
+    at the end of a rebuild's critical path)."""
 
     def __init__(self, db: str | Path, tables: dict[str, list[dict]]):
         self.target = Path(db)
         self.aside: Path | None = None
-        self._lock = threading.Lock()
-        # Past ROWS_KEPT_UP_TO results the site reads the database once filled: the rows and the
+        # Past ROWS_KEPT_UP_TO results the site reads the database once written: the rows and the
         # site's data are not in memory together (100,000 results: 2.7 GB at the peak, not 3.2).
         kept = len(tables.get("results", [])) <= ROWS_KEPT_UP_TO
         self._tables: dict[str, list[dict]] | None = tables if kept else None
-        # One connection, kept: an in-memory database lives as long as its connection. DuckDB's own,
-        # not SQLAlchemy's: each call into DuckDB that comes back waits for the interpreter's lock,
-        # which the pages hold, and SQLAlchemy's connecting makes dozens.
-        self.duck = duckdb.connect()
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="database")
-        self._filled = self._worker.submit(self._fill, tables, duckdb_ddl())
-        self._written = self._worker.submit(self._write)
+        self._temporary = _aside_name(self.target)
+        self._made = Forked(_make_file, tables, duckdb_ddl(), self._temporary)
+        if not kept:
+            # The build lets go of its rows next, which writes to every page they are on: done
+            # while the child still has them, each page would be in memory twice.
+            with suppress(Exception):  # raised again where the file is asked for
+                self._made.result()
 
     def take_tables(self) -> dict[str, list[dict]] | None:
         """The rows the database is filled with, by table (store.tables), once (this object lets go
-        of them, and the filling thread does once it is done); None past ROWS_KEPT_UP_TO results,
-        or once taken: read the database then (reading())."""
+        of them); None past ROWS_KEPT_UP_TO results, or once taken: read the database then
+        (reading())."""
         tables, self._tables = self._tables, None
         return tables
 
     @property
     def digests(self) -> dict[str, str | None]:
         """What each table holds, hashed from the rows as they were loaded (None where unknown): the
-        downloads' thread need not hash the database's tables again. Waits for the filling."""
-        return self._filled.result()
-
-    def _fill(self, tables: dict[str, list[dict]], ddl: str) -> dict[str, str | None]:
-        try:
-            # In one call each: the 200 statements create_all() runs one by one would each wait
-            # for the lock (0.5 s in all).
-            self.duck.execute(ddl)
-            digests = fill_duckdb(self.duck, tables)
-            self.duck.execute(costs_at.duckdb_sql())
-        except BaseException:
-            self.duck.close()
-            raise
-        return digests
+        downloads' thread need not hash the database's tables again. Waits for the file."""
+        return self._made.result()  # type: ignore[return-value]
 
     @contextmanager
     def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
-        """As store.reading(): queries on a cursor of its own (another thread may write the file),
-        once the database is filled (its failure raised here)."""
-        self._filled.result()
-        with self.duck.cursor() as cursor:
-            yield _queries(cursor)
+        """As store.reading(), on the file once it is written (its failure raised here)."""
+        with connect(self.write_aside()) as connection:
+            yield _queries(connection)
 
     def write_aside(self) -> Path:
         """The database as a file beside its place, as store.write_aside() writes it (every table,
         key, comment and the costs_at macro, in STORAGE_VERSION's format): its path, once the
-        writing started by __init__ is done (its failure raised here); the database in memory is
-        let go then (read the file from then on). Nothing is left behind when the writing fails."""
-        with self._lock:
-            if self.aside is None:
-                self.aside = self._written.result()
-                # Now on disk: its memory goes back before the pages are done.
-                self.duck.close()
-            return self.aside
-
-    def _write(self) -> Path:
-        self._filled.result()  # the same thread filled it: its failure is this one's
-        temporary = _aside_name(self.target)
-        try:
-            with self.duck.cursor() as cursor:
-                cursor.execute(
-                    f"ATTACH {_literal(str(temporary))} AS staged_file (STORAGE_VERSION {_literal(STORAGE_VERSION)})"
-                )
-                try:
-                    cursor.execute("COPY FROM DATABASE memory TO staged_file")
-                finally:
-                    cursor.execute("DETACH staged_file")
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            Path(f"{temporary}.wal").unlink(missing_ok=True)
-            raise
-        return temporary
+        child is done (its failure raised here). Nothing is left behind when the writing fails."""
+        self._made.result()
+        self.aside = self._temporary
+        return self.aside
 
     def close(self) -> None:
-        """Let go of the memory (and of the file written aside, unless published)."""
+        """End the child if still at work, and remove the file written aside unless published."""
         self._tables = None
-        self._worker.shutdown(wait=True)
-        self.duck.close()
-        if self._written.exception() is None and self._written.result().exists():
-            self._written.result().unlink()
+        self._made.stop()
+        for leftover in (self._temporary, Path(f"{self._temporary}.wal")):
+            leftover.unlink(missing_ok=True)
+
+
+def _make_file(tables: dict[str, list[dict]], ddl: str, temporary: Path) -> dict[str, str | None]:
+    """In Staged's child: the tables filled in memory, then written to `temporary` in one copy
+    (DuckDB writes a file filled in memory faster than one filled in place); each table's digest."""
+    duck = duckdb.connect()
+    try:
+        # In one call: the 200 statements create_all() runs one by one.
+        duck.execute(ddl)
+        digests = fill_duckdb(duck, tables)
+        duck.execute(costs_at.duckdb_sql())
+        duck.execute(f"ATTACH {_literal(str(temporary))} AS staged_file (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+        try:
+            duck.execute("COPY FROM DATABASE memory TO staged_file")
+        finally:
+            duck.execute("DETACH staged_file")
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        Path(f"{temporary}.wal").unlink(missing_ok=True)
+        raise
+    finally:
+        duck.close()
+    return digests
 
 
 @cache

@@ -47,9 +47,9 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     is the site being replaced, whose DuckDB file is kept when its content is unchanged.
 
     The files are exported from the site's DuckDB file by DuckDB's own writers: no Python
-    object per value, so the step stays short at 100,000 results. A database still in memory
-    (store.Staged) is copied once its file is written (on its own thread since it was filled);
-    its tables' digests are those of the rows it was filled with."""
+    object per value, so the step stays short at 100,000 results. A build's database
+    (store.Staged) is copied once its process has written its file; its tables' digests are
+    those of the rows it was filled with."""
     known: dict[str, str | None] = {}
     if isinstance(db, store.Staged):
         known = db.digests
