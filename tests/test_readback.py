@@ -48,6 +48,24 @@ def test_a_row_comes_back_as_duckdb_gives_it(row, back):
     assert [type(v) for v in _through_duckdb([row])[0].values()] == [type(v) for v in back]
 
 
+# Every column, in the table's order, as the build's rows are: read_back copies each and converts
+# what is not of its column's type in the copy.
+FULL = [
+    {"id": "g", "minutes": 12, "chips": 8.0, "verified": None, "date": dt.date(2024, 5, 3), "note": 7},
+    {"id": "h", "minutes": 1.5, "chips": 2, "verified": False, "date": "2024-05-04", "note": True},
+    {"id": "i", "minutes": None, "chips": None, "verified": True, "date": None, "note": None},
+]
+
+
+def test_rows_of_every_column_come_back_as_duckdb_gives_them():
+    before = [dict(row) for row in FULL]
+    back, through = read_back(TABLE, FULL), _through_duckdb(FULL)
+    assert back == through
+    assert [[type(v) for v in row.values()] for row in back] == [[type(v) for v in row.values()] for row in through]
+    assert [list(row) for row in back] == [[c.name for c in TABLE.columns]] * len(FULL)
+    assert FULL == before and [type(v) for v in FULL[0].values()][1:3] == [int, float]  # the rows are left as they were
+
+
 ROWS = [
     {"id": "b", "minutes": 2.0, "chips": None},
     {"id": "a", "minutes": None, "chips": 8},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 
 import sqlalchemy as sa
 
@@ -48,28 +49,43 @@ def read_back(
     """`rows` as `SELECT * FROM table ORDER BY order` gives them back (model._rows' form): `order`
     names columns, each ascending or a (column, descending) pair, NULLs last either way (DuckDB's
     default); without it, the rows' own order. Equal texts share one object (`texts`)."""
-    texts = {} if texts is None else texts
-    share = texts.setdefault
+    rows = rows if isinstance(rows, list) else list(rows)
     names = [str(c.name) for c in table.columns]
-    wanted = [_KINDS[type(c.type)][0] for c in table.columns]
-    converters = [_KINDS[type(c.type)][1] for c in table.columns]
-    out = []
-    for row in rows:
-        # One comprehension a row (a loop statement a value took twice as long in all).
-        values = [
-            share(value, value)
-            if value.__class__ is str and kind_ is str
-            else value
-            if value is None or value.__class__ is kind_
-            else _shared(convert(value), share)
-            for value, kind_, convert in zip(map(row.get, names), wanted, converters, strict=True)
-        ]
-        out.append(kind(zip(names, values, strict=True)))
+    kinds = [_KINDS[type(c.type)] for c in table.columns]
+    if all(list(row) == names for row in rows):
+        # The build's rows have the table's columns in order (not a few of the catalog's tables):
+        # each copied, then the values of another type than their column's converted.
+        out = [kind(row) for row in rows]
+        for name, (wanted, convert) in zip(names, kinds, strict=True):
+            values = list(map(itemgetter(name), out))
+            if not set(map(type, values)) <= {wanted, type(None)}:
+                for row, value in zip(out, values, strict=True):
+                    if value is not None and value.__class__ is not wanted:
+                        dict.__setitem__(row, name, _shared(convert(value), texts))
+        return sort_rows(out, order)
+    share = ({} if texts is None else texts).setdefault
+    # A column at a time: its values fetched, checked and converted by the interpreter's own loops
+    # (map, set), not one statement a value (a row at a time took twice as long).
+    columns = [
+        _column([row.get(name) for row in rows], wanted, convert, share)
+        for name, (wanted, convert) in zip(names, kinds, strict=True)
+    ]
+    out = [kind(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
     return sort_rows(out, order)
 
 
-def _shared(value: object, share: Callable[[str, str], str]) -> object:
-    return share(value, value) if value.__class__ is str else value
+def _shared(value: object, texts: dict[str, str] | None) -> object:
+    return texts.setdefault(value, value) if texts is not None and value.__class__ is str else value
+
+
+def _column(values: list, wanted: type, convert: Callable, share: Callable[[str, str], str]) -> list:
+    """One column's values as the database gives them back: each of the column's type (None stays
+    None), equal texts one object."""
+    if not set(map(type, values)) <= {wanted, type(None)}:
+        values = [value if value is None or value.__class__ is wanted else convert(value) for value in values]
+    if wanted is str:
+        values = [None if value is None else share(value, value) for value in values]
+    return values
 
 
 def sort_rows(rows: list[dict], order: Sequence[str | tuple[str, bool]]) -> list[dict]:
