@@ -54,8 +54,10 @@ def read_back(
     kinds = [_KINDS[type(c.type)] for c in table.columns]
     if all(list(row) == names for row in rows):
         # The build's rows have the table's columns in order (not a few of the catalog's tables):
-        # each copied, then the values of another type than their column's converted.
-        out = [kind(row) for row in rows]
+        # each copied, then the values of another type than their column's converted. Copied under
+        # plain names: some keys are SQLAlchemy's column names, a subclass of str that a page's
+        # reuse key cannot hash (reuse.PageReuse).
+        out = [kind(zip(names, row.values(), strict=True)) for row in rows]
         for name, (wanted, convert) in zip(names, kinds, strict=True):
             values = list(map(itemgetter(name), out))
             if not set(map(type, values)) <= {wanted, type(None)}:
