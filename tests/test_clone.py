@@ -142,3 +142,34 @@ def test_a_build_that_stops_before_its_site_leaves_no_copy(tmp_path, monkeypatch
     assert not outcome.ok
     assert _files(project / "site") == before
     assert _leftovers(project) == []
+
+
+def test_the_previous_sites_pages_are_looked_up_while_the_build_validates(tmp_path, monkeypatch):
+    """clone.start() also forks a process that finds each page of the previous site's manifest
+    (size, modification time, inode) as PageReuse would itself; PageReuse takes them as found
+    there, and finds them itself when that process failed."""
+    from leaderboard import cache
+    from leaderboard.forked import ChildFailed
+    from leaderboard.render import reuse
+
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    project = _project(tmp_path / "project")
+    _build(project)
+    site = project / "site"
+    manifest = cache.folder_beside(site) / reuse.MANIFEST
+    pages = cache.read_json(manifest)["pages"]
+    started = clone.start(site)
+    try:
+        found = started.found()
+    finally:
+        started.discard()
+    assert found == reuse._identities(site, pages)
+    assert len(found) == len(pages) > 20
+
+    assert reuse.PageReuse(site, manifest, found=dict)._found == {}  # as found elsewhere
+
+    def failed() -> dict:
+        raise ChildFailed("the process forked to do the work was ended by SIGKILL")
+
+    assert reuse.PageReuse(site, manifest, found=failed)._found == found
+    assert reuse.PageReuse(site, manifest)._found == found

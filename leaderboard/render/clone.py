@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.atomic import remove_in_background, staging_dir_name
+from leaderboard.cache import folder_beside
+from leaderboard.forked import Forked
+from leaderboard.render.reuse import MANIFEST, identities_of
 
 CP = "cp"  # GNU coreutils' (`-l`: links, not copies)
 
@@ -27,6 +30,16 @@ class Clone:
     previous: Path
     staging: Path
     process: subprocess.Popen
+    # The identity of each page of the previous site's manifest (reuse.identities_of), worked out
+    # by a process forked when the build starts: 7,000 file lookups on the core the build leaves
+    # idle while it validates, not on the build's own before its first page.
+    identities: Forked | None = None
+
+    def found(self) -> dict[str, list[int]]:
+        """The identities (raises when there are none: PageReuse finds them itself then)."""
+        if self.identities is None:
+            raise LookupError("no identities were worked out")
+        return self.identities.result()  # type: ignore[return-value]
 
     def ready(self) -> Path | None:
         """The copy's folder once it is complete; None (nothing left of it) when `cp` failed."""
@@ -38,6 +51,8 @@ class Clone:
     def discard(self) -> None:
         """The build stops before its site: the copy goes, in the background, under a name of its
         own (a later build of this process copies into the same folder name)."""
+        if self.identities is not None:
+            self.identities.stop()
         self.process.wait()
         if not self.staging.exists():
             return
@@ -68,7 +83,11 @@ def start(previous: Path) -> Clone | None:
         )
     except OSError:
         return None
-    return Clone(previous, staging, process)
+    try:
+        identities = Forked(identities_of, previous, folder_beside(previous) / MANIFEST)
+    except OSError:  # no process left to fork (a limit): PageReuse finds them itself
+        identities = None
+    return Clone(previous, staging, process, identities)
 
 
 def prune(folder: Path, made: set[str]) -> None:

@@ -29,7 +29,9 @@ PLAIN = (str, int, dict, list)
 
 
 class PageReuse:
-    def __init__(self, previous: Path, manifest: Path | None):
+    def __init__(self, previous: Path, manifest: Path | None, found: Callable[[], dict[str, list[int]]] | None = None):
+        """`found`: the previous site's identities of the manifest's pages (identities_of), worked
+        out elsewhere meanwhile (render/clone.py); else, or when it fails, found here."""
         self.previous, self.manifest = previous, manifest
         stored = cache.read_json(manifest)
         self.old: dict = stored.get("pages", {})
@@ -39,7 +41,9 @@ class PageReuse:
         # id -> (the object, kept so that its id is never another's; its stable text)
         self._objects: dict[int, tuple[object, str]] = {}
         self._shared: dict[str, tuple[object, str]] = {}
-        self._found = _identities(previous, self.old)
+        self._found = _found_elsewhere(found)
+        if self._found is None:
+            self._found = _identities(previous, self.old)
 
     def key(self, relative: str, template: str, context: dict, shared: dict | None = None) -> str | None:
         """The hash of everything the page is drawn from; None when some value has no stable text.
@@ -162,6 +166,21 @@ class PageReuse:
     def save(self) -> None:
         """Only once the new site is in place: the manifest describes the site beside it."""
         cache.write_json(self.manifest, {"pages": self.new, "charts": self.new_charts})
+
+
+def identities_of(previous: Path, manifest: Path) -> dict[str, list[int]]:
+    """_identities() of the pages `manifest` lists, in the previous site `previous`."""
+    return _identities(previous, cache.read_json(manifest).get("pages", {}))
+
+
+def _found_elsewhere(found: Callable[[], dict[str, list[int]]] | None) -> dict[str, list[int]] | None:
+    if found is None:
+        return None
+    try:
+        identities = found()
+    except Exception:  # noqa: BLE001 - a process that failed: they are found here instead
+        return None
+    return identities if isinstance(identities, dict) else None
 
 
 def _identities(previous: Path, pages: dict) -> dict[str, list[int]]:

@@ -74,7 +74,8 @@ def _render_site(
     staging = cloned or atomic.staging_dir(out)
     environment_ = environment(folder_beside(out) / "templates")
     writer = SiteWriter(staging, environment_, data, page_rows, base_url, jobs, cloned=cloned is not None)
-    writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST)
+    found = clone.found if cloned is not None else None  # the previous site's pages, looked up meanwhile
+    writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST, found)
     writer.previous = out if out.is_dir() else None
     try:
         with unchecked():
