@@ -159,13 +159,11 @@ class Staged:
     at the end of a rebuild's critical path)."""
 
     def __init__(self, db: str | Path, tables: dict[str, list[dict]]):
-        self.target = Path(db)
-        self.aside: Path | None = None
         # Past ROWS_KEPT_UP_TO results the site reads the database once written: the rows and the
         # site's data are not in memory together (100,000 results: 2.7 GB at the peak, not 3.2).
         kept = len(tables.get("results", [])) <= ROWS_KEPT_UP_TO
         self._tables: dict[str, list[dict]] | None = tables if kept else None
-        self._temporary = _aside_name(self.target)
+        self._temporary = _aside_name(Path(db))
         self._made = Forked(_make_file, tables, duckdb_ddl(), self._temporary)
         if not kept:
             # The build lets go of its rows next, which writes to every page they are on: done
@@ -197,8 +195,7 @@ class Staged:
         key, comment and the costs_at macro, in STORAGE_VERSION's format): its path, once the
         child is done (its failure raised here). Nothing is left behind when the writing fails."""
         self._made.result()
-        self.aside = self._temporary
-        return self.aside
+        return self._temporary
 
     def close(self) -> None:
         """End the child if still at work, and remove the file written aside unless published."""

@@ -52,7 +52,7 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     those of the rows it was filled with."""
     known: dict[str, str | None] = {}
     staged = isinstance(db, store.Staged)
-    if isinstance(db, store.Staged):
+    if staged:
         known = db.digests
         db = db.write_aside()
     target = Path(site.fresh(DATABASE))
