@@ -116,6 +116,23 @@ def _remove_leftovers(db: str | Path, out: Path | None) -> None:
             shutil.rmtree(leftover, ignore_errors=True)
         for leftover in out.parent.glob(f".{out.name}.*.old"):
             shutil.rmtree(leftover, ignore_errors=True)
+        # downloads.preparing's, of a build no longer running (a cache may be shared: $LEADERBOARD_CACHE).
+        for leftover in folder_beside(out).glob("downloads.*.tmp"):
+            if not _running(leftover.name.split(".")[1]):
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _running(pid: str) -> bool:
+    """Whether a process of this id runs (one of another user's counts)."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (ValueError, OverflowError):
+        return False  # not a process id: not a name a build gives
+    except PermissionError:
+        return True
+    return True
 
 
 def unmatched_warnings(unmatched: list[Unmatched]) -> list[str]:
@@ -188,9 +205,15 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     # A database file is put in its place only once its site is written too: the site is drawn
     # from the rows the database is filled with, while it is filled and its file written beside
     # its place by a process of its own (store.Staged).
-    staged = None
+    staged = preparing = None
     if out is not None and not store.is_url(db):
-        staged = store.Staged(db, store.tables(validation.catalog, rows))
+        from leaderboard.render import downloads
+
+        # The downloads are written by the database's process too, but at scale: past
+        # ROWS_KEPT_UP_TO results the build exports them from the file under a memory limit.
+        if entries <= store.ROWS_KEPT_UP_TO:
+            preparing = downloads.preparing(out)
+        staged = store.Staged(db, store.tables(validation.catalog, rows), then=preparing, cache_folder=cache)
     else:
         store.write_database(db, validation.catalog, rows)
     del rows
@@ -213,5 +236,7 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     finally:
         if staged is not None:
             staged.close()
+        if preparing is not None:
+            preparing.discard()
     outcome.db, outcome.entries = str(db), entries
     return outcome

@@ -18,6 +18,7 @@ import duckdb
 import sqlalchemy as sa
 
 from leaderboard import costs_at
+from leaderboard.cache import read_json, write_json
 from leaderboard.catalog import Catalog
 from leaderboard.forked import Forked
 from leaderboard.loading import fill, fill_duckdb
@@ -158,13 +159,22 @@ class Staged:
     of filling, each row to JSON and hashed, took turns with the pages: 1.2 s instead of 0.4 s,
     at the end of a rebuild's critical path)."""
 
-    def __init__(self, db: str | Path, tables: dict[str, list[dict]]):
+    def __init__(
+        self,
+        db: str | Path,
+        tables: dict[str, list[dict]],
+        then: Callable[[duckdb.DuckDBPyConnection, dict[str, str | None]], object] | None = None,
+        cache_folder: Path | None = None,
+    ):
+        """`then(connection, digests)` runs in the child once the file is written, on the database
+        in memory (its current one) and its tables' digests: its result is then_result.
+        `cache_folder`: where the tables' DDL is kept from build to build (duckdb_ddl)."""
         # Past ROWS_KEPT_UP_TO results the site reads the database once written: the rows and the
         # site's data are not in memory together (100,000 results: 2.7 GB at the peak, not 3.2).
         kept = len(tables.get("results", [])) <= ROWS_KEPT_UP_TO
         self._tables: dict[str, list[dict]] | None = tables if kept else None
         self._temporary = _aside_name(Path(db))
-        self._made = Forked(_make_file, tables, duckdb_ddl(), self._temporary)
+        self._made = Forked(_make_file, tables, self._temporary, then, cache_folder)
         if not kept:
             # The build lets go of its rows next, which writes to every page they are on: done
             # while the child still has them, each page would be in memory twice.
@@ -182,7 +192,12 @@ class Staged:
     def digests(self) -> dict[str, str | None]:
         """What each table holds, hashed from the rows as they were loaded (None where unknown): the
         downloads' thread need not hash the database's tables again. Waits for the file."""
-        return self._made.result()  # type: ignore[return-value]
+        return self._made.result()[0]  # type: ignore[index]
+
+    @property
+    def then_result(self) -> object:
+        """What `then` returned in the child (None without one). Waits for the file."""
+        return self._made.result()[1]  # type: ignore[index]
 
     @contextmanager
     def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
@@ -205,13 +220,16 @@ class Staged:
             leftover.unlink(missing_ok=True)
 
 
-def _make_file(tables: dict[str, list[dict]], ddl: str, temporary: Path) -> dict[str, str | None]:
+def _make_file(
+    tables: dict[str, list[dict]], temporary: Path, then: Callable | None, cache_folder: Path | None
+) -> tuple[dict, object]:
     """In Staged's child: the tables filled in memory, then written to `temporary` in one copy
-    (DuckDB writes a file filled in memory faster than one filled in place); each table's digest."""
+    (DuckDB writes a file filled in memory faster than one filled in place); each table's digest,
+    and what `then` returns."""
     duck = duckdb.connect()
     try:
         # In one call: the 200 statements create_all() runs one by one.
-        duck.execute(ddl)
+        duck.execute(kept_ddl(cache_folder / DDL_CACHE if cache_folder is not None else None))
         digests = fill_duckdb(duck, tables)
         duck.execute(costs_at.duckdb_sql())
         duck.execute(f"ATTACH {_literal(str(temporary))} AS staged_file (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
@@ -219,13 +237,32 @@ def _make_file(tables: dict[str, list[dict]], ddl: str, temporary: Path) -> dict
             duck.execute("COPY FROM DATABASE memory TO staged_file")
         finally:
             duck.execute("DETACH staged_file")
+        after = then(duck, digests) if then is not None else None
     except BaseException:
         temporary.unlink(missing_ok=True)
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
     finally:
         duck.close()
-    return digests
+    return digests, after
+
+
+DDL_CACHE = "duckdb-ddl.json"
+
+
+def kept_ddl(path: Path | None) -> str:
+    """duckdb_ddl(), kept in the cache file `path` (none: not kept) for the code (cache.read_json)
+    and the versions of SQLAlchemy, its DuckDB dialect and DuckDB that compiled it: compiling it
+    takes a build a tenth of a second."""
+    from importlib.metadata import version
+
+    versions = [sa.__version__, version("duckdb-engine"), duckdb.__version__]
+    stored = read_json(path)
+    if stored.get("versions") == versions and isinstance(stored.get("ddl"), str):
+        return stored["ddl"]
+    ddl = duckdb_ddl()
+    write_json(path, {"versions": versions, "ddl": ddl})
+    return ddl
 
 
 @cache

@@ -29,7 +29,7 @@ from conftest import ROOT, run_cli
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import TIERS, competition_ranks, cost_marks, slug
-from leaderboard.render import charts, downloads, entries, feeds, history, model, painter, prices, site, writer
+from leaderboard.render import charts, downloads, entries, exports, feeds, history, model, painter, prices, site, writer
 from leaderboard.render import colours as colours_module
 from leaderboard.render.chart_points import result_points
 
@@ -263,6 +263,11 @@ def test_pareto_frontier(points, frontier):
         ("-x", "'-x"),
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("==1", "'==1"),  # one quote, at the start only
+        ("a\n=b", "a\n=b"),  # a later line's start is not the cell's
+        ("=\\1$1", "'=\\1$1"),  # the replacement's own syntax in the value stays as it is
+        ("é=", "é="),
         ("plain", "plain"),
         ("a=b", "a=b"),
         (-2.5, -2.5),
@@ -275,7 +280,7 @@ def test_neutralize(value, expected):
     """The select item the CSV downloads are written with, run by DuckDB on one value."""
     kind = "VARCHAR" if isinstance(value, str) else "DOUBLE"
     with duckdb.connect() as connection:
-        item = downloads._neutralized("v", kind, "out")
+        item = exports.neutralized("v", kind, "out")
         [(got,)] = connection.execute(f"SELECT {item} FROM (SELECT ?::{kind} AS v)", [value]).fetchall()
     assert got == expected
 

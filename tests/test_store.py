@@ -874,3 +874,57 @@ def test_a_database_filled_in_memory_is_written_as_a_file_built_directly(built, 
     abandoned = store.Staged(folder / "abandoned.duckdb", store.tables(validation.catalog, rows))
     abandoned.close()
     assert sorted(p.name for p in folder.iterdir()) == [direct.name]
+
+
+def _then_returns(connection, digests):
+    return {"results": connection.execute("SELECT count(*) FROM results").fetchone()[0], "digests": sorted(digests)}
+
+
+def _then_fails(connection, digests):
+    raise OSError(28, "No space left on device", "/full/disk/data/results.csv")
+
+
+@pytest.mark.parametrize("then", [_then_returns, _then_fails])
+def test_what_a_staged_database_runs_after_its_file_comes_back_or_fails_the_file(built, tmp_path, then):
+    """`then` runs in the database's process on the database in memory once its file is written:
+    its result comes back; its failure (a full disk) is the file's, and leaves nothing behind."""
+    from leaderboard import store
+    from leaderboard.rows import table_rows
+    from leaderboard.validate import validate_paths
+
+    validation = validate_paths([built / "submissions"], built / "catalog")
+    rows = table_rows(validation.entries, validation.catalog, base=built)
+    folder = tmp_path / "databases"
+    staged = store.Staged(folder / "staged.duckdb", store.tables(validation.catalog, rows), then=then)
+    try:
+        if then is _then_fails:
+            with pytest.raises(OSError, match="No space left") as raised:
+                staged.write_aside()
+            assert raised.value.errno == 28 and raised.value.filename == "/full/disk/data/results.csv"
+        else:
+            assert staged.then_result == {"results": len(rows.results), "digests": sorted(staged.digests)}
+            assert staged.write_aside().is_file()
+    finally:
+        staged.close()
+    assert list(folder.iterdir()) == []
+
+
+def test_the_tables_ddl_is_kept_for_the_code_and_versions_that_compiled_it(tmp_path, monkeypatch):
+    """A build's database process takes the tables' DDL from the cache: compiled once, then again
+    only when SQLAlchemy, its DuckDB dialect or DuckDB is another version (or the code changed:
+    cache.read_json)."""
+    from leaderboard import store
+
+    compiled = []
+    monkeypatch.setattr(store, "duckdb_ddl", lambda: compiled.append(1) or "CREATE TABLE t (a INTEGER);")
+    path = tmp_path / store.DDL_CACHE
+    assert store.kept_ddl(path) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 1
+    assert store.kept_ddl(path) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 1
+    stored = json.loads(path.read_text())
+    stored["versions"][0] = "0.0.1"  # another SQLAlchemy's
+    stored["ddl"] = "CREATE TABLE stale (a INTEGER);"
+    path.write_text(json.dumps(stored))
+    assert store.kept_ddl(path) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 2
+    assert store.kept_ddl(None) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 3  # no cache: compiled
+    monkeypatch.undo()
+    assert store.kept_ddl(tmp_path / "real.json") == store.duckdb_ddl()

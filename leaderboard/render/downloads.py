@@ -4,42 +4,102 @@ the compare page loads on demand (a <script> works from file://, where fetch() d
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
 
-# Imported here, not where they are used: the downloads are written on a thread of their own
-# (site.py), and a module imported there is seen half-initialized by the pages' thread (Altair
-# checks whether numpy and pandas are imported). pyarrow imports numpy; pandas is never needed.
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from leaderboard import costs_at, loading, store
+from leaderboard import cache, costs_at, loading, store
 from leaderboard.cache import folder_beside
-from leaderboard.normalize import TIERS
-from leaderboard.render.model import RESULT_ORDER
+from leaderboard.forked import Forked
+from leaderboard.render import exports
+from leaderboard.render.exports import TABLES, identifier, literal
+from leaderboard.render.reuse import MANIFEST
 
 if TYPE_CHECKING:
     from leaderboard.render.model import Board
     from leaderboard.render.writer import SiteWriter
 
-# A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-COST_COLUMNS = [c.name for c in store.cost_table.columns]
-RUN_COLUMNS = [c.name for c in store.run_table.columns]
-# Every table of the database (the README's reference), by name, with its key columns: each
-# ships as data/<table>.csv, data/<table>.parquet and data/<table>.arrow.
-TABLES = {t.name: [c.name for c in t.primary_key.columns] for t in store.metadata.sorted_tables}
 DATABASE = "data/leaderboard.duckdb"
-ORDER = "results order"  # what the downloads of costs and runs read of the results
 # Exporting sorts every result; unbounded, DuckDB takes up to most of the machine's memory
 # for it. Beyond the limit it spills to a folder in the build's cache.
 EXPORT_MEMORY = "512MB"
+# The results columns a build's downloads hold, in order (the site's data has the same: model.load).
+RESULT_COLUMNS = [str(c.name) for c in store.results.columns]
+
+
+@dataclass
+class Prepared:
+    """The downloads the database's process wrote (Preparing), in a folder of their own."""
+
+    folder: Path  # where they are
+    keys: dict[str, str]  # every download's key
+    tables: list[str]  # the tables that ship
+    content: str  # a hash of every table
+    written: set[str] = field(default_factory=set)  # the files written into the folder
+    # Arrow files written from the previous site's Parquet file (its key unchanged): good only
+    # where the build keeps that Parquet file.
+    from_previous: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Preparing:
+    """Run in the process that fills a build's database (store.Staged's `then`), once its file is
+    written: every download whose key is not the previous site's, written from the database in
+    memory into `folder` (the build moves them into its site). The build's own process then
+    exports nothing while it draws the pages, and never imports pyarrow (a seventh of a second)."""
+
+    folder: Path  # beside the site, in its cache: the same file system, so each file is moved in one rename
+    previous: Path  # the site being replaced
+    manifest: Path  # its page manifest (render/reuse.py), the previous downloads' keys
+
+    def __call__(self, connection: duckdb.DuckDBPyConnection, known: dict[str, str | None]) -> Prepared:
+        stored = cache.read_json(self.manifest).get("pages", {})
+        before = {
+            relative: recorded[0] for relative, recorded in stored.items() if isinstance(recorded, list) and recorded
+        }
+        plan = exports.plan(connection, RESULT_COLUMNS, known)
+        prepared = Prepared(self.folder, plan.keys, plan.tables, plan.content)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        (self.folder / "data").mkdir(parents=True)
+        for relative in plan.copies:
+            if before.get(relative) != plan.keys[relative]:
+                exports.write(connection, plan, relative, str(self.folder / relative))
+                prepared.written.add(relative)
+        fresh, previous = [], []
+        for arrow, parquet in plan.arrows.items():
+            if before.get(arrow) == plan.keys[arrow]:
+                continue
+            if parquet in prepared.written:
+                fresh.append((str(self.folder / parquet), str(self.folder / arrow)))
+                prepared.written.add(arrow)
+            else:
+                previous.append((arrow, parquet))
+        exports.write_arrows(fresh)
+        for arrow, parquet in previous:
+            # From the previous site's Parquet file, which may be gone or not what its key says
+            # (the build checks it, and then exports both here): left to the build then.
+            try:
+                exports.write_arrows([(str(self.previous / parquet), str(self.folder / arrow))])
+            except Exception:  # noqa: BLE001 - pyarrow's errors have no common base of their own
+                continue
+            prepared.written.add(arrow)
+            prepared.from_previous[arrow] = parquet
+        return prepared
+
+    def discard(self) -> None:
+        """What the build did not move into its site."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def preparing(site: Path) -> Preparing:
+    """A build's Preparing, for the site it replaces (`site`, which may not exist yet)."""
+    beside = folder_beside(site)
+    return Preparing(beside / f"downloads.{os.getpid()}.tmp", site, beside / MANIFEST)
 
 
 def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | None = None) -> None:
@@ -49,11 +109,14 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     The files are exported from the site's DuckDB file by DuckDB's own writers: no Python
     object per value, so the step stays short at 100,000 results. A build's database
     (store.Staged) is copied once its process has written its file; its tables' digests are
-    those of the rows it was filled with."""
+    those of the rows it was filled with, and the downloads its process wrote (Preparing) are
+    moved in: only those it could not write are exported here."""
     known: dict[str, str | None] = {}
+    prepared: Prepared | None = None
     staged = isinstance(db, store.Staged)
     if staged:
-        known = db.digests
+        known, outcome = db.digests, db.then_result
+        prepared = outcome if isinstance(outcome, Prepared) else None
         db = db.write_aside()
     target = Path(site.fresh(DATABASE))
     if store.is_url(db):
@@ -64,133 +127,72 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
         shutil.copyfile(db, target)
     else:
         _storage_copy(Path(db), target)
-    spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
-    config = {"memory_limit": EXPORT_MEMORY, "temp_directory": str(spill)}
-    with duckdb.connect(config=config) as connection:
-        connection.execute(f"ATTACH {_literal(target)} AS site_copy (READ_ONLY)")
-        try:
-            tables = _table_digests(connection, "site_copy", known)
-            _export(connection, site, [name for name, _ in site.data.columns], tables)
-            content = _combined(tables)
-        finally:
-            connection.execute("DETACH site_copy")
+    kept: set[str] = set()
+    missing = None
+    if prepared is not None:
+        site.tables, content = prepared.tables, prepared.content
+        missing = _move_in(site, prepared, kept)
+    if missing is None or missing:
+        spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
+        config = {"memory_limit": EXPORT_MEMORY, "temp_directory": str(spill)}
+        with duckdb.connect(config=config) as connection:
+            connection.execute(f"ATTACH {literal(target)} AS site_copy (READ_ONLY)")
+            connection.execute("USE site_copy")
+            try:
+                plan = exports.plan(connection, [name for name, _ in site.data.columns], known)
+                site.tables, content = plan.tables, plan.content
+                _write_here(connection, site, plan, list(plan.keys) if missing is None else missing, kept)
+            finally:
+                connection.execute("USE memory")
+                connection.execute("DETACH site_copy")
     _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None, content)
 
 
-def _literal(value: object) -> str:
-    """A SQL string literal (for the file names of ATTACH and COPY, which take no parameters)."""
-    return "'" + str(value).replace("'", "''") + "'"
+def shipped_tables(db: str | Path | store.Staged) -> list[str] | None:
+    """The tables whose downloads write_all() ships, known before it runs for a build's database
+    (it has every table); None for another."""
+    return list(TABLES) if isinstance(db, store.Staged) else None
 
 
-def _parquet_options(table: str) -> str:
-    """COPY's options for a table's Parquet file: each column's description from the database's
-    schema (schema_tables) as the file's key-value metadata, 'description:<column>' ->
-    text, which pyarrow reads as pq.read_metadata(path).metadata (and the .arrow file keeps)."""
-    columns = store.metadata.tables[table].columns if table in store.metadata.tables else []
-    pairs = ", ".join(f"{_literal('description:' + c.name)}: {_literal(c.comment)}" for c in columns if c.comment)
-    return "FORMAT PARQUET, COMPRESSION ZSTD" + (f", KV_METADATA {{{pairs}}}" if pairs else "")
-
-
-def _identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _neutralized(expression: str, kind: str, name: str) -> str:
-    """A select item `expression AS name`; text a spreadsheet would run as a formula gets a ' in front."""
-    if kind != "VARCHAR":
-        return f"{expression} AS {_identifier(name)}"
-    starts = ", ".join(_literal(c) for c in FORMULA_STARTS)
-    quoted = _literal("'")
-    return (
-        f"CASE WHEN left({expression}, 1) IN ({starts}) THEN {quoted} || {expression} ELSE {expression} END "
-        f"AS {_identifier(name)}"
-    )
-
-
-def _kinds(connection: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    return dict(connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE site_copy.{table})").fetchall())
-
-
-def _export(
-    connection: duckdb.DuckDBPyConnection,
-    site: SiteWriter,
-    columns: list[str],
-    tables: dict[str, list],
-) -> None:
-    """Every download, each from the tables it reads (`tables`: their digests): the previous
-    site's file when those tables hold the same rows as when it was exported."""
-    kinds = _kinds(connection, "results")
-    order = ", ".join(RESULT_ORDER)
-    plain = f"SELECT {', '.join(map(_identifier, columns))} FROM site_copy.results ORDER BY {order}"
-    as_text = ", ".join(_neutralized(_identifier(c), kinds[c], c) for c in columns)
-    runs = _runs_copies(connection)
-    copies = {
-        "data/results.csv": (f"SELECT {as_text} FROM site_copy.results ORDER BY {order}", "HEADER, DELIMITER ','"),
-        "data/results.json": (plain, "FORMAT JSON, ARRAY true"),
-        "data/results.parquet": (plain, _parquet_options("results")),
-        "data/costs.csv": (_costs_query(connection), "HEADER, DELIMITER ','"),
-        **runs,
-    }
-    # What each file reads: costs and runs come in the results' order, not with their other columns
-    # (a result's citation edited leaves them as they were).
-    tables = {**tables, ORDER: _order_digest(connection)}
-    reads = {relative: ["results"] if relative.startswith("data/results.") else [ORDER] for relative in copies}
-    reads["data/costs.csv"].append("costs")
-    for relative in runs:
-        reads[relative].append("runs")
-    present = {
-        name
-        for (name,) in connection.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'site_copy'"
-        ).fetchall()
-    }
-    site.tables = [name for name in TABLES if name in present]  # a database from elsewhere may lack some
-    for name in site.tables:  # every other table, as CSV and Parquet, in key order
-        key = TABLES[name]
-        kinds = _kinds(connection, name)
-        order = ", ".join(map(_identifier, key)) or "ALL"
-        plain = f"SELECT * FROM site_copy.{_identifier(name)} ORDER BY {order}"
-        as_text = ", ".join(_neutralized(_identifier(c), k, c) for c, k in kinds.items())
-        copies.setdefault(f"data/{name}.parquet", (plain, _parquet_options(name)))
-        copies.setdefault(
-            f"data/{name}.csv",
-            (f"SELECT {as_text} FROM site_copy.{_identifier(name)} ORDER BY {order}", "HEADER, DELIMITER ','"),
-        )
-        reads.setdefault(f"data/{name}.parquet", [name])
-        reads.setdefault(f"data/{name}.csv", [name])
-    keys = {relative: _export_key(relative, copy, reads[relative], tables) for relative, copy in copies.items()}
-    kept = set()
-    for relative, (query, options) in copies.items():
-        if _kept(site, relative, keys[relative]):
+def _move_in(site: SiteWriter, prepared: Prepared, kept: set[str]) -> list[str]:
+    """Each download the previous site's file of, or the database's process wrote, in the site; the
+    files neither has, in order (an Arrow file after its Parquet file)."""
+    missing = []
+    for relative, key in prepared.keys.items():
+        if _kept(site, relative, key):
             kept.add(relative)
+            continue
+        source = prepared.from_previous.get(relative)
+        if relative in prepared.written and (source is None or source in kept):
+            os.replace(prepared.folder / relative, site.fresh(relative))
+            _record(site, relative, key)
         else:
-            connection.execute(f"COPY ({query}) TO {_literal(site.fresh(relative))} ({options})")
-            _record(site, relative, keys[relative])
-    for name in site.tables:
-        parquet, arrow = f"data/{name}.parquet", f"data/{name}.arrow"
-        key = _export_key(arrow, ["arrow", keys[parquet], pa.__version__], [], tables)
-        if not _kept(site, arrow, key):
+            missing.append(relative)
+    return missing
+
+
+def _write_here(
+    connection: duckdb.DuckDBPyConnection, site: SiteWriter, plan: exports.Plan, files: list[str], kept: set[str]
+) -> None:
+    """The downloads `files` exported in this process (each one the previous site's file of
+    which is kept, when it is): the Arrow files in a process forked for them (exports.write_arrows)."""
+    arrows = []
+    for relative in files:
+        key = plan.keys[relative]
+        if _kept(site, relative, key):
+            kept.add(relative)
+        elif relative in plan.copies:
+            exports.write(connection, plan, relative, site.fresh(relative))
+            _record(site, relative, key)
+        else:
+            parquet = plan.arrows[relative]
             # A kept Parquet file is linked on the writer's thread: read the previous site's, the same bytes.
             source = os.path.join(site.previous, parquet) if parquet in kept else site.file(parquet)
-            _write_arrow(source, site.fresh(arrow))
-            _record(site, arrow, key)
-
-
-def _order_digest(connection: duckdb.DuckDBPyConnection) -> list:
-    """A hash of what the results' order rests on (RESULT_ORDER's columns), as _table_digests hashes a table."""
-    columns = ", ".join(map(_identifier, RESULT_ORDER))
-    (rows,) = connection.execute(
-        "SELECT sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
-        f"FROM (SELECT sha256(to_json(t)::VARCHAR) AS h FROM (SELECT {columns} FROM site_copy.results) t)"
-    ).fetchone()
-    return [ORDER, list(RESULT_ORDER), rows]
-
-
-def _export_key(relative: str, how: object, reads: list[str], tables: dict[str, list]) -> str:
-    """What a download is made from: its query and options, the digests of the tables it reads,
-    and the versions of the writers (a new one may write other bytes)."""
-    text = json.dumps([relative, how, [tables.get(t) for t in reads], duckdb.__version__], sort_keys=True)
-    return "export " + hashlib.sha256(text.encode()).hexdigest()
+            arrows.append((relative, source, site.fresh(relative)))
+    if arrows:
+        Forked(exports.write_arrows, [(source, target) for _, source, target in arrows]).result()
+        for relative, _, _ in arrows:
+            _record(site, relative, plan.keys[relative])
 
 
 def _kept(site: SiteWriter, relative: str, key: str) -> bool:
@@ -207,93 +209,15 @@ def _record(site: SiteWriter, relative: str, key: str) -> None:
         site.reuse.record(relative, key, target.read_bytes(), target)
 
 
-def _write_arrow(parquet: str, target: str) -> None:
-    """The table's Parquet file again as an Arrow IPC file (the random-access format, which
-    pyarrow.feather.read_table and pyarrow.ipc.open_file read), for Arrow's tools. Read back
-    from the Parquet file (not from DuckDB, whose buffers under NULL values vary from run to
-    run), so the same rows always give the same bytes. ParquetFile, not read_table(), which
-    imports pandas (see the imports above)."""
-    table = pq.ParquetFile(parquet).read().combine_chunks()
-    with pa.OSFile(target, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-
-
-def _runs_copies(connection: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str]]:
-    """data/runs.{csv,parquet,json}: every run, in the site's order of results, then run order."""
-    kinds = _kinds(connection, "runs")
-    order = ", ".join([*(f"r.{c}" for c in RESULT_ORDER), "u.run"])
-    source = f"FROM site_copy.runs u JOIN site_copy.results r USING (entry_id) ORDER BY {order}"
-    plain = ", ".join(f"u.{_identifier(c)}" for c in RUN_COLUMNS)
-    as_text = ", ".join(_neutralized(f"u.{_identifier(c)}", kinds[c], c) for c in RUN_COLUMNS)
-    return {
-        "data/runs.csv": (f"SELECT {as_text} {source}", "HEADER, DELIMITER ','"),
-        "data/runs.json": (f"SELECT {plain} {source}", "FORMAT JSON, ARRAY true"),
-        "data/runs.parquet": (f"SELECT {plain} {source}", _parquet_options("runs")),
-    }
-
-
-def _costs_query(connection: duckdb.DuckDBPyConnection) -> str:
-    """Every result x every tier, in the site's order; a tier without a cost row says so."""
-    kinds = _kinds(connection, "costs")
-    tiers = ", ".join(f"({_literal(tier)}, {i})" for i, tier in enumerate(TIERS))
-    expressions = {
-        "entry_id": "r.entry_id",
-        "tier": "t.tier",
-        "cost_missing_reason": "CASE WHEN c.entry_id IS NULL THEN 'no cost computed' ELSE c.cost_missing_reason END",
-    }
-    items = [_neutralized(expressions.get(c, f"c.{_identifier(c)}"), kinds[c], c) for c in COST_COLUMNS]
-    order = ", ".join(f"r.{c}" for c in RESULT_ORDER)
-    return (
-        f"SELECT {', '.join(items)} FROM site_copy.results r CROSS JOIN (VALUES {tiers}) t(tier, position) "
-        f"LEFT JOIN site_copy.costs c ON c.entry_id = r.entry_id AND c.tier = t.tier ORDER BY {order}, t.position"
-    )
-
-
-def _digest(connection: duckdb.DuckDBPyConnection, database: str) -> str:
-    """A hash of every table of an attached database (see _table_digests)."""
-    return _combined(_table_digests(connection, database))
-
-
-def _table_digests(
-    connection: duckdb.DuckDBPyConnection, database: str, known: dict[str, str | None] | None = None
-) -> dict[str, list]:
-    """Each table of an attached database: its columns and types, its row count and a hash of its
-    rows (the hashes of the rows as JSON, sorted), computed by DuckDB; or, for a table in `known`,
-    the digest its rows had when the build loaded them (loading.rows_digest: 0.4 s of hashing a
-    rebuild's thread saves)."""
-    found = {}
-    tables = connection.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? ORDER BY table_name", [database]
-    ).fetchall()
-    for (table,) in tables:
-        if (known or {}).get(table):
-            found[table] = [table, known[table]]
-            continue
-        name = f"{_identifier(database)}.{_identifier(table)}"
-        columns = connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE {name})").fetchall()
-        # Each row's hash, then the hash of them all in order: never one string of every row.
-        count, rows = connection.execute(
-            "SELECT count(*), sha256(coalesce(string_agg(h, '' ORDER BY h), '')) "
-            f"FROM (SELECT sha256(to_json(t)::VARCHAR) AS h FROM {name} t)"
-        ).fetchone()
-        found[table] = [table, columns, count, rows]
-    return found
-
-
-def _combined(tables: dict[str, list]) -> str:
-    digest = hashlib.sha256()
-    for table in sorted(tables):
-        digest.update(json.dumps(tables[table]).encode())
-    return digest.hexdigest()
-
-
 def database_digest(path: Path) -> str:
-    """A hash of every table of a DuckDB file (see _digest)."""
+    """A hash of every table of a DuckDB file (see exports.table_digests)."""
     with duckdb.connect() as connection:
-        connection.execute(f"ATTACH {_literal(path)} AS digested (READ_ONLY)")
+        connection.execute(f"ATTACH {literal(path)} AS digested (READ_ONLY)")
+        connection.execute("USE digested")
         try:
-            return _digest(connection, "digested")
+            return exports.combined(exports.table_digests(connection))
         finally:
+            connection.execute("USE memory")
             connection.execute("DETACH digested")
 
 
@@ -324,7 +248,7 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
 
 def _attach_target(connection: duckdb.DuckDBPyConnection, target: Path) -> None:
     target.unlink(missing_ok=True)
-    connection.execute(f"ATTACH {_literal(target)} AS site_target (STORAGE_VERSION {_literal(store.STORAGE_VERSION)})")
+    connection.execute(f"ATTACH {literal(target)} AS site_target (STORAGE_VERSION {literal(store.STORAGE_VERSION)})")
 
 
 def _storage_copy(db: Path, target: Path) -> None:
@@ -332,7 +256,7 @@ def _storage_copy(db: Path, target: Path) -> None:
     when it is already in that format with nothing left in a write-ahead log (as every file a
     build writes is), else copied table by table by DuckDB."""
     with duckdb.connect() as connection:
-        connection.execute(f"ATTACH {_literal(db)} AS site_source (READ_ONLY)")
+        connection.execute(f"ATTACH {literal(db)} AS site_source (READ_ONLY)")
         (tags,) = connection.execute(
             "SELECT tags FROM duckdb_databases() WHERE database_name = 'site_source'"
         ).fetchone()
@@ -349,24 +273,28 @@ def _storage_copy(db: Path, target: Path) -> None:
 def before_thread(db: str | Path) -> None:
     """Import, in the calling thread, what write_all() imports for `db`, before write_all() runs on
     a thread of its own: a server database's copy goes through Arrow tables built from Python
-    values, for which pyarrow imports pandas."""
+    values, for which pyarrow imports pandas. (The Arrow files are written in a process of their own:
+    exports.write_arrows.)"""
     if store.is_url(db):
         import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
 
 
 def _duckdb_copy(target: Path, db: str) -> None:
     """A server database has no file to ship: copy every table into a DuckDB file."""
+    import pyarrow as pa
+
     with store.reading(db) as query, duckdb.connect() as connection:
         _attach_target(connection, target)
         connection.execute("USE site_target")
         for name in TABLES:
             table = store.metadata.tables[name]
-            _names, rows = query(f"SELECT * FROM {_identifier(name)}")
+            _names, rows = query(f"SELECT * FROM {identifier(name)}")
             columns = [c.name for c in table.columns]
             incoming = pa.Table.from_pydict(  # noqa: F841 (read by DuckDB by name)
                 {c: [row[i] for row in rows] for i, c in enumerate(columns)}, schema=loading.arrow_schema(table)
             )
-            connection.execute(f"CREATE TABLE {_identifier(name)} AS SELECT * FROM incoming")
+            connection.execute(f"CREATE TABLE {identifier(name)} AS SELECT * FROM incoming")
         connection.execute(costs_at.duckdb_sql())  # the download answers costs_at(...) as the source database does
         connection.execute("USE memory")
         connection.execute("DETACH site_target")

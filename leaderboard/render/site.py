@@ -117,8 +117,18 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
         _compare_page(site)
         for board in data.boards:
             site.derived(f"data/boards/{board.key}.js", downloads.board_script, board=board)
+        # These pages name the tables the downloads ship: known before for a build's database,
+        # whose process writes them meanwhile.
+        shipped = downloads.shipped_tables(db)
+        if shipped is not None:
+            site.tables = shipped
+            _last_pages(site)
         exported.result()
-    # After the downloads: these pages name the tables they shipped.
+    if shipped is None:
+        _last_pages(site)
+
+
+def _last_pages(site: SiteWriter) -> None:
     _index_page(site)
     sqlpage.write_page(site)
     feeds.write_feed(site)
