@@ -76,6 +76,37 @@ def test_rows_come_back_under_plain_names():
     assert back == read_back(TABLE, FULL)
 
 
+class OrderedRow(dict):
+    pass
+
+
+def _plain(name):
+    return str(name)
+
+
+def _sqlalchemys(name):
+    return sa.sql.elements.quoted_name(name, None)
+
+
+@pytest.mark.parametrize(
+    "keyed, kind, given_back",
+    [
+        (_plain, dict, True),  # a build's own rows, given up: themselves, converted in place
+        (_sqlalchemys, dict, False),  # under SQLAlchemy's names: copied under plain ones
+        (_plain, OrderedRow, False),  # of another kind (model.ResultRow): made of that kind
+    ],
+)
+def test_rows_given_up_come_back_themselves_where_they_can(keyed, kind, given_back):
+    """read_back(owned=True) gives back the very rows, in the query's order and converted as a
+    copy would be, where they are plain dicts under plain names of the kind asked for; else copies."""
+    rows = [{keyed(c.name): v for c, v in zip(TABLE.columns, row.values(), strict=True)} for row in FULL]
+    rows.reverse()
+    back = read_back(TABLE, rows, ["id"], kind=kind, owned=True)
+    assert back == read_back(TABLE, FULL, ["id"]) == _through_duckdb(FULL)
+    assert {type(key) for row in back for key in row} == {str} and {type(row) for row in back} == {kind}
+    assert [row is original for row, original in zip(back, reversed(rows), strict=True)] == [given_back] * len(FULL)
+
+
 ROWS = [
     {"id": "b", "minutes": 2.0, "chips": None},
     {"id": "a", "minutes": None, "chips": 8},

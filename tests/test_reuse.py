@@ -84,3 +84,42 @@ def test_a_row_still_loading_is_hashed_as_it_stands():
     before = reuse.key("a.html", "t", {"row": row})
     row["minutes"] = 2.0
     assert reuse.key("a.html", "t", {"row": row}) != before
+
+
+def test_a_copied_files_hash_is_remembered_by_its_identity_until_it_changes(tmp_path):
+    """PageReuse.source_digest: a file the site copies (DuckDB-WASM's 35 MB) is hashed once; a
+    rebuild takes its hash from the manifest while the file keeps its size, time and inode."""
+    import hashlib
+    import json
+
+    source, manifest = tmp_path / "duckdb-eh.wasm", tmp_path / "manifest.json"
+    source.write_bytes(b"wasm " * 1000)
+    first = PageReuse(tmp_path / "site", manifest)
+    assert first.source_digest(source) == hashlib.sha256(source.read_bytes()).hexdigest()
+    first.save()
+    stored = json.loads(manifest.read_text())
+    [(name, [identity, _])] = stored["sources"].items()
+    stored["sources"][name] = [identity, "remembered"]  # not the file's: shows it is not read again
+    manifest.write_text(json.dumps(stored))
+    assert PageReuse(tmp_path / "site", manifest).source_digest(source) == "remembered"
+    source.write_bytes(b"other wasm")
+    assert PageReuse(tmp_path / "site", manifest).source_digest(source) == hashlib.sha256(b"other wasm").hexdigest()
+
+
+def test_a_copied_file_changed_after_it_was_hashed_fails_the_build(tmp_path):
+    """SiteWriter.copy_file: the bytes written are those hashed, or the build stops (FileChanged)."""
+    from types import SimpleNamespace
+
+    from leaderboard.render.writer import SiteWriter
+    from leaderboard.tree import FileChanged
+
+    source = tmp_path / "site.css"
+    source.write_bytes(b"body {}")
+    written = []
+    reuse = SimpleNamespace(source_digest=lambda path: PageReuse(None, None).source_digest(path))
+    writer = SimpleNamespace(reuse=reuse, copy=lambda relative, content, digest: written.append(content()))
+    SiteWriter.copy_file(writer, "static/site.css", source)
+    assert written == [b"body {}"]
+    reuse.source_digest = lambda path: "the hash of bytes since changed"
+    with pytest.raises(FileChanged, match="site.css changed while the site was built"):
+        SiteWriter.copy_file(writer, "static/site.css", source)

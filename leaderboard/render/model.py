@@ -268,11 +268,11 @@ PRICE_ORDER = ("accelerator", "tier", "provider", "date", "usd", "unit", "source
 
 
 def _from_tables(tables: dict[str, list[dict]]) -> SiteData:
-    """As _load, from the rows a build fills its database with (store.tables)."""
+    """As _load, from the rows a build fills its database with (store.tables), which it gives up."""
     shared: dict[str, str] = {}
 
     def read(name: str, order=(), texts=None, kind=dict) -> list[dict]:
-        return read_back(store.metadata.tables[name], tables.get(name, []), order, texts, kind)
+        return read_back(store.metadata.tables[name], tables.get(name, []), order, texts, kind, owned=True)
 
     rounds = read("rounds", [("date", True), "id"])
     rounds.sort(key=lambda r: r["kind"] == "published")  # stable: by date, then id, within each kind

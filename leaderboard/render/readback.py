@@ -45,10 +45,14 @@ def read_back(
     order: Sequence[str | tuple[str, bool]] = (),
     texts: dict[str, str] | None = None,
     kind: type = dict,
+    owned: bool = False,
 ) -> list[dict]:
     """`rows` as `SELECT * FROM table ORDER BY order` gives them back (model._rows' form): `order`
     names columns, each ascending or a (column, descending) pair, NULLs last either way (DuckDB's
-    default); without it, the rows' own order. Equal texts share one object (`texts`)."""
+    default); without it, the rows' own order. Equal texts share one object (`texts`). `owned`:
+    the rows are the caller's to give up, and plain dicts under plain names are given back
+    themselves, their values converted in place (a build's 40,000 rows of costs, runs and
+    progress are not copied)."""
     rows = rows if isinstance(rows, list) else list(rows)
     names = [str(c.name) for c in table.columns]
     kinds = [_KINDS[type(c.type)] for c in table.columns]
@@ -56,8 +60,12 @@ def read_back(
         # The build's rows have the table's columns in order (not a few of the catalog's tables):
         # each copied, then the values of another type than their column's converted. Copied under
         # plain names: some keys are SQLAlchemy's column names, a subclass of str that a page's
-        # reuse key cannot hash (reuse.PageReuse).
-        out = [kind(zip(names, row.values(), strict=True)) for row in rows]
+        # reuse key cannot hash (reuse.PageReuse). The rows of one table are made by one piece
+        # of code, under the same key objects: the first row's keys are every row's.
+        plain = owned and kind is dict and all(row.__class__ is dict for row in rows)
+        if plain and rows and any(key.__class__ is not str for key in rows[0]):
+            plain = False
+        out = rows if plain else [kind(zip(names, row.values(), strict=True)) for row in rows]
         for name, (wanted, convert) in zip(names, kinds, strict=True):
             values = list(map(itemgetter(name), out))
             if not set(map(type, values)) <= {wanted, type(None)}:

@@ -38,6 +38,8 @@ class PageReuse:
         self.new: dict[str, list[str]] = {}
         self.old_charts: dict = stored.get("charts", {})
         self.new_charts: dict[str, list[str]] = {}
+        self.old_sources: dict = stored.get("sources", {})
+        self.new_sources: dict[str, list] = {}
         # id -> (the object, kept so that its id is never another's; its stable text)
         self._objects: dict[int, tuple[object, str]] = {}
         self._shared: dict[str, tuple[object, str]] = {}
@@ -163,9 +165,23 @@ class PageReuse:
         except (TypeError, ValueError):
             return None
 
+    def source_digest(self, path: Path) -> str:
+        """The hash of a file the site copies (DuckDB-WASM's 35 MB, say), as recorded for the file's
+        identity when it is the same, else read and hashed: a rebuild keeps the site's copy
+        without reading it again."""
+        name = os.path.abspath(path)
+        identity = _identity(path)
+        recorded = self.old_sources.get(name)
+        if isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == identity:
+            found = recorded[1]
+        else:
+            found = cache.digest(path.read_bytes())
+        self.new_sources[name] = [identity, found]
+        return found
+
     def save(self) -> None:
         """Only once the new site is in place: the manifest describes the site beside it."""
-        cache.write_json(self.manifest, {"pages": self.new, "charts": self.new_charts})
+        cache.write_json(self.manifest, {"pages": self.new, "charts": self.new_charts, "sources": self.new_sources})
 
 
 def identities_of(previous: Path, manifest: Path) -> dict[str, list[int]]:

@@ -106,7 +106,7 @@ def _render(site: SiteWriter, db: str | Path, project: Path | None, previous: Pa
     with ThreadPoolExecutor(1, thread_name_prefix="downloads") as pool:
         exported = pool.submit(downloads.write_all, site, db, previous)
         for asset in sorted(STATIC.iterdir()):
-            site.copy(f"static/{asset.name}", asset.read_bytes())
+            site.copy_file(f"static/{asset.name}", asset)
         site.painter.bundle(partial(site.copy, "static/vega.js"))
         colours = accelerator_looks(data)
 

@@ -65,7 +65,7 @@ def write_page(site: SiteWriter) -> None:
     available = all((folder / name).is_file() for name in WASM_FILES)
     if available:
         for name in WASM_FILES:
-            site.copy(f"static/duckdb/{name}", (folder / name).read_bytes())
+            site.copy_file(f"static/duckdb/{name}", folder / name)
     site.page(
         "sql.html",
         "sql.html",

@@ -29,6 +29,7 @@ from leaderboard.render.painter import Painter, renderer_version, vega_lite_vers
 from leaderboard.render.prices import significant
 from leaderboard.render.reuse import PageReuse
 from leaderboard.rows import UNRANKED_REASONS
+from leaderboard.tree import FileChanged
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -316,6 +317,22 @@ class SiteWriter:
         reuse = self.reuse
         record = None if reuse is None else lambda file: reuse.record(relative, key, content, file, content_digest)
         self.write(relative, content, record)
+
+    def copy_file(self, relative: str, source: Path) -> None:
+        """The file `source`, as copy() would give its bytes: not read when the previous site's
+        copy is kept (its hash is remembered by the source file's identity: PageReuse.source_digest)."""
+        if self.reuse is None:
+            self.copy(relative, source.read_bytes())
+            return
+        known = self.reuse.source_digest(source)
+
+        def content() -> bytes:
+            data = source.read_bytes()
+            if digest(data) != known:
+                raise FileChanged(f"{source} changed while the site was built; build again")
+            return data
+
+        self.copy(relative, content, known)
 
     def absolute_url(self, relative: str) -> str | None:
         """The published address of a site-relative path; None without a base URL."""
