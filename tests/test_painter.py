@@ -85,13 +85,33 @@ def test_workers_draw_the_same_bytes_and_deliver_in_order(cache):
     drawer = painter.Painter(VL_VERSION, workers=2)
     for i, spec in enumerate(specs):
         drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
-    assert delivered == [] and drawer._pool is not None  # handed over, not drawn here
+    assert delivered == [] and drawer._pools  # handed over, not drawn here
     drawer.finish()
-    assert drawer._pool is None  # the workers are stopped
+    assert drawer._pools == []  # the workers are stopped
     assert [i for i, _ in delivered] == [0, 1, 2, 3]
     # A drawing in this process gives the same bytes (the same fonts: vl-convert's own).
     assert [svg for _, svg in delivered] == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
     assert len(list((cache / "svg").glob("*.svg"))) == 4
+
+
+def test_a_few_drawings_start_one_worker_and_many_the_others(cache, monkeypatch):
+    """A rebuild drawing a chart or two starts one worker (half a second or more of a core each);
+    once MORE_WORKERS_FROM drawings wait, the others start, and the drawings are shared out."""
+    monkeypatch.setattr(painter, "MORE_WORKERS_FROM", 3)
+    delivered: list[tuple[int, str]] = []
+    drawer = painter.Painter(VL_VERSION, workers=3)
+    specs = [dots([f"chart {i}"]) for i in range(8)]
+    for i, spec in enumerate(specs[:2]):
+        drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
+    assert [pool.size for pool in drawer._pools] == [1]
+    for i, spec in enumerate(specs[2:], start=2):  # the first worker is still starting: they wait
+        drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
+    assert [pool.size for pool in drawer._pools] == [1, 2]
+    assert [pool.waiting for pool in drawer._pools] == [3, 5]  # the fourth on: to the other two workers
+    drawer.finish()
+    assert drawer._pools == []
+    assert [i for i, _ in delivered] == list(range(8))
+    assert [svg for _, svg in delivered] == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
 
 
 def test_a_chart_in_the_cache_is_delivered_at_once(cache):
@@ -100,7 +120,7 @@ def test_a_chart_in_the_cache_is_delivered_at_once(cache):
     delivered: list[str] = []
     drawer = painter.Painter(VL_VERSION, workers=2)
     drawer.svg(spec, delivered.append)
-    assert delivered == [first] and drawer._pool is None  # no worker started for it
+    assert delivered == [first] and drawer._pools == []  # no worker started for it
     drawer.finish()
 
 
@@ -108,7 +128,7 @@ def test_one_job_draws_in_this_process(cache):
     delivered: list[str] = []
     drawer = painter.Painter(VL_VERSION, workers=1)
     drawer.svg(dots(["here"]), delivered.append)
-    assert len(delivered) == 1 and ">here</text>" in delivered[0] and drawer._pool is None
+    assert len(delivered) == 1 and ">here</text>" in delivered[0] and drawer._pools == []
 
 
 def test_a_drawing_that_fails_raises_at_the_end_and_stops_the_workers(cache):
@@ -118,7 +138,7 @@ def test_a_drawing_that_fails_raises_at_the_end_and_stops_the_workers(cache):
     drawer.svg({"mark": "no-such-mark", "data": {"values": []}}, delivered.append)
     with pytest.raises(Exception, match="Vega-Lite to SVG conversion failed"):
         drawer.finish()
-    assert drawer._pool is None
+    assert drawer._pools == []
     assert len(delivered) == 1  # the drawing before the failure was delivered
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import lru_cache
@@ -156,7 +157,8 @@ class Painter:
         self.vl_version = vl_version
         self.workers = workers if workers is not None else available_cpus()
         self.pending: list[tuple[Future, str, Callable[[str], None]]] = []
-        self._pool: ProcessPoolExecutor | None = None
+        # One worker first; the others once MORE_WORKERS_FROM drawings wait (_submit).
+        self._pools: list[_Workers] = []
 
     def svg(self, spec: dict, deliver: Callable[[str], None]) -> None:
         static = static_spec(spec)
@@ -170,7 +172,7 @@ class Painter:
         if cached is not None or self.workers <= 1:
             deliver(cached if cached is not None else _cached(name, job, args))
         else:
-            self.pending.append((self._workers().submit(job, *args), name, deliver))
+            self.pending.append((self._submit(job, args), name, deliver))
 
     def finish(self) -> None:
         """Wait for every drawing handed over, store it in the cache and deliver it, in the order
@@ -186,24 +188,50 @@ class Painter:
 
     def close(self) -> None:
         """Stop the worker processes, dropping drawings not started (a build that failed)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        pools, self._pools = self._pools, []
+        for pool in pools:
+            pool.executor.shutdown(wait=True, cancel_futures=True)
 
-    def _workers(self) -> ProcessPoolExecutor:
-        """The worker processes, started at the first drawing that is not in the cache. Spawned,
-        not forked: vl_convert's threads do not survive a fork, and a fresh interpreter imports
-        only this module."""
-        if self._pool is None:
-            import multiprocessing
+    def _submit(self, job: Callable[..., str], args: tuple) -> Future:
+        """The drawing handed to the workers with the least to do for their number. They start as
+        drawings come: one first, the others once MORE_WORKERS_FROM drawings wait. A worker takes
+        about as long to start as ten drawings (vl-convert's first one is half a second): a
+        rebuild that draws a few charts starts one, not one a core beside its own two processes."""
+        if not self._pools:
+            self._pools.append(_Workers(1))
+        elif len(self._pools) == 1 and self.workers > 1 and self._pools[0].waiting >= MORE_WORKERS_FROM:
+            self._pools.append(_Workers(self.workers - 1))
+        return min(self._pools, key=lambda pool: pool.waiting / pool.size).submit(job, args)
 
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(os.getpid(),),
-            )
-        return self._pool
+
+# How many drawings wait before the build starts its other workers (see Painter._submit).
+MORE_WORKERS_FROM = 12
+
+
+class _Workers:
+    """`size` worker processes, each spawned when a drawing finds none idle (spawned, not forked:
+    vl_convert's threads do not survive a fork, and a fresh interpreter imports only this module),
+    and how many drawings handed to them are not done."""
+
+    def __init__(self, size: int):
+        import multiprocessing
+
+        self.size, self.waiting = size, 0
+        self._lock = threading.Lock()
+        self.executor = ProcessPoolExecutor(
+            size, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(os.getpid(),)
+        )
+
+    def submit(self, job: Callable[..., str], args: tuple) -> Future:
+        with self._lock:
+            self.waiting += 1
+        future = self.executor.submit(job, *args)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _future: Future) -> None:
+        with self._lock:
+            self.waiting -= 1
 
 
 def _start_worker(parent: int) -> None:
