@@ -204,8 +204,8 @@ def markdown(m: dict) -> list[str]:
         f"- 1-minute load average at the end: {m['load'][0]:.2f}.",
         "",
         f"Where a cold `--jobs 1` build's time goes (cProfile of its main thread, {m['profiled']:.1f} s with the "
-        "profiler's overhead; the last two rows are inside the page rows above them; the downloads, exported "
-        "by DuckDB on a thread beside the pages, and the files, written on another, are not in it):",
+        "profiler's overhead; the last two rows are inside the page rows above them; the database and the "
+        "downloads, written by a process of their own, and the files, written on a thread, are not in it):",
         "",
         "| step | seconds | share |",
         "|---|---:|---:|",
