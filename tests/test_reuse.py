@@ -104,6 +104,9 @@ def test_a_copied_files_hash_is_remembered_by_its_identity_until_it_changes(tmp_
     assert PageReuse(tmp_path / "site", manifest).source_digest(source) == "remembered"
     source.write_bytes(b"other wasm")
     assert PageReuse(tmp_path / "site", manifest).source_digest(source) == hashlib.sha256(b"other wasm").hexdigest()
+    linked = tmp_path / "linked.wasm"  # a bundle linked in: its target's bytes
+    linked.symlink_to(source)
+    assert PageReuse(tmp_path / "site", manifest).source_digest(linked) == hashlib.sha256(b"other wasm").hexdigest()
 
 
 def test_a_copied_file_changed_after_it_was_hashed_fails_the_build(tmp_path):

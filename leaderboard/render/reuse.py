@@ -170,7 +170,8 @@ class PageReuse:
         identity when it is the same, else read and hashed: a rebuild keeps the site's copy
         without reading it again."""
         name = os.path.abspath(path)
-        identity = _identity(path)
+        info = os.stat(path)  # a link's target (an installed bundle may be linked in)
+        identity = [info.st_size, info.st_mtime_ns, info.st_ino]
         recorded = self.old_sources.get(name)
         if isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == identity:
             found = recorded[1]
