@@ -65,6 +65,73 @@ def test_the_static_spec_leaves_the_page_spec_alone():
     assert spec["width"] == "container" and spec["encoding"]["y"]["axis"] == {"labelLimit": 260}
 
 
+def results_chart(rows: list[dict], **extra) -> dict:
+    """A board's chart as the site writes it: named datasets, layers, a filter on datum, tooltips."""
+    return {
+        "datasets": {"results": rows},
+        "layer": [
+            {
+                "data": {"name": "results"},
+                "mark": {"type": "point", "filled": True},
+                "transform": [{"filter": "datum.ranked"}],
+                "encoding": {
+                    "x": {"field": "minutes", "type": "quantitative"},
+                    "y": {"field": "system", "type": "nominal"},
+                    "tooltip": [{"field": "rank"}, {"field": "cost"}],
+                },
+            },
+            {
+                "data": {"name": "results"},
+                "mark": {"type": "point", "filled": False},
+                "transform": [{"filter": {"field": "ranked", "equal": False}}],
+                "encoding": {"x": {"field": "minutes", "type": "quantitative"}, "y": {"field": "system"}},
+            },
+        ],
+        **extra,
+    }
+
+
+ROWS = [
+    {"system": "a", "minutes": 3.0, "ranked": True, "rank": "1", "cost": 10.0},
+    {"system": "b", "minutes": 4.0, "ranked": False, "rank": None, "cost": 12.0},
+]
+
+
+@pytest.mark.parametrize(
+    "change, redrawn",
+    [
+        ({"rank": "2"}, False),  # shown by a tooltip only: not in the image
+        ({"cost": 99.0}, False),
+        ({"minutes": 5.0}, True),  # drawn
+        ({"ranked": False}, True),  # read by a filter: a hollow point now
+    ],
+)
+def test_an_svg_is_keyed_by_the_fields_it_draws(change, redrawn):
+    """A value only a tooltip showed is not in the SVG's spec: a rebuild that changes it draws
+    nothing again. The image is the same bytes as one drawn with every field."""
+    changed = [{**ROWS[0], **change}, ROWS[1]]
+    before, after = painter.static_spec(results_chart(ROWS)), painter.static_spec(results_chart(changed))
+    assert [sorted(row) for row in before["datasets"]["results"]] == [["minutes", "ranked", "system"]] * 2
+    assert (painter.svg_key(before, VL_VERSION) != painter.svg_key(after, VL_VERSION)) is redrawn
+    every_field = painter.static_spec(results_chart(changed))
+    every_field["datasets"]["results"] = changed
+    assert painter.draw(after, VL_VERSION) == painter.draw(every_field, VL_VERSION)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"params": [{"name": "pick", "select": "point"}]},  # a selection may read any field
+        {"transform": [{"calculate": "datum.cost * 2", "as": "double"}]},  # a transform other than a filter
+        {"encoding": {"color": {"condition": {"test": "datum['cost'] > 11", "value": "red"}}}},  # datum[...]
+        {"encoding": {"color": {"field": {"repeat": "row"}}}},  # a field that is not a plain name
+    ],
+)
+def test_a_chart_that_may_read_fields_otherwise_keeps_them_all(extra):
+    static = painter.static_spec(results_chart(ROWS, **extra))
+    assert static["datasets"]["results"] == ROWS
+
+
 def test_a_long_label_is_cut_with_an_ellipsis():
     long = "Some Submitter: " + "x" * 80
     svg = painter.draw(painter.static_spec(dots([long, "short"])), VL_VERSION)

@@ -43,7 +43,61 @@ def static_spec(spec: dict) -> dict:
         layer.get("encoding", {}).pop("tooltip", None)
         layer.get("encoding", {}).pop("href", None)
     _labels_cut_by_characters(static)
+    _drawn_fields_only(static)
     return static
+
+
+def _drawn_fields_only(static: dict) -> None:
+    """The named datasets' rows with only the fields the chart reads: a value that only a tooltip
+    showed (a result's rank, its cost on a chip-hours chart) is not in the SVG, nor in its key, so
+    a change to it draws nothing again. Every field is kept where the chart may read one in a way
+    not looked for here: a transform other than a filter, a parameter, a repeat, a field that is
+    not a plain name, `datum` other than `datum.<name>`."""
+    datasets = static.get("datasets")
+    if not isinstance(datasets, dict):
+        return
+    rest = {key: value for key, value in static.items() if key != "datasets"}
+    read = _fields_read(rest)
+    if read is None:
+        return
+    for name, rows in datasets.items():
+        if isinstance(rows, list):
+            datasets[name] = [
+                {key: value for key, value in row.items() if key in read} if isinstance(row, dict) else row
+                for row in rows
+            ]
+
+
+_PLAIN_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DATUM = re.compile(r"\bdatum\b(\.[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+def _fields_read(node: object) -> set[str] | None:
+    """Every data field the spec `node` reads (by `field` or in an expression as datum.<name>);
+    None when it may read one another way."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if {"params", "selection", "repeat"} & item.keys():
+                return None
+            if any(set(step) - {"filter"} for step in item.get("transform", []) if isinstance(step, dict)):
+                return None
+            field = item.get("field")
+            if field is not None:
+                if not isinstance(field, str) or not _PLAIN_FIELD.fullmatch(field):
+                    return None
+                found.add(field)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and "datum" in item:
+            for match in _DATUM.finditer(item):
+                if match.group(1) is None:
+                    return None  # datum itself, or datum[...]: any field
+                found.add(match.group(1)[1:])
+    return found
 
 
 def _labels_cut_by_characters(node: object) -> None:
