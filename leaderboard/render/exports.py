@@ -2,7 +2,7 @@
 file holds (its query), the key of what it is made from, and the writing itself.
 
 Run on a DuckDB connection whose current database holds the tables: the build's database in
-memory, in the process that fills it (store.Staged, downloads.prepare), or a database file
+memory, in the process that fills it (store.Staged, downloads.Preparing), or a database file
 attached in the build's own (downloads.write_all). The queries name no database, so a download's
 key is the same on either.
 """
