@@ -4,12 +4,9 @@ into a folder, copied or downloaded, kept only when its size and SHA-256 are the
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
 import stat
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,6 +160,9 @@ def from_folder(folder: Path) -> Opener:
 def from_release(repository: str, template: str, timeout: float = TIMEOUT_SECONDS) -> Opener:
     """Archives downloaded from the release asset of `repository` (urllib: one GET each, no new
     dependency for a job this small)."""
+    import urllib.error
+    import urllib.request
+
     asset_url(template, repository, "x")  # a bad repository fails before anything is fetched
 
     def open_archive(archive: Archive) -> tuple[BinaryIO, str]:
@@ -236,6 +236,8 @@ def fetch_all(listing: ArchiveList, folder: Path, opener: Opener, source_folder:
 
 
 def fetch_one(archive: Archive, folder: Path, opener: Opener) -> Fetched:
+    import http.client  # here: a build, which reads the catalog's archives, fetches nothing
+
     target = folder / archive.file
     replaced = ""
     if os.path.lexists(target):

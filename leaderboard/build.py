@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leaderboard import store
+from leaderboard import atomic, store
 from leaderboard.cache import folder_beside
 from leaderboard.manifest import Unmatched, unmatched_cause, unmatched_text
 from leaderboard.memory import release_freed_memory
@@ -115,7 +115,10 @@ def _remove_leftovers(db: str | Path, out: Path | None) -> None:
         for leftover in out.parent.glob(f".{out.name}.*.tmp"):
             shutil.rmtree(leftover, ignore_errors=True)
         for leftover in out.parent.glob(f".{out.name}.*.old"):
-            shutil.rmtree(leftover, ignore_errors=True)
+            # A replaced site, whose removal in the background may still run (a quick rebuild):
+            # removed in the background again, which is harmless, so no build waits on it.
+            if not atomic.remove_in_background(leftover):
+                shutil.rmtree(leftover, ignore_errors=True)
         # downloads.preparing's, of a build no longer running (a cache may be shared: $LEADERBOARD_CACHE).
         for leftover in folder_beside(out).glob("downloads.*.tmp"):
             if not _running(leftover.name.split(".")[1]):

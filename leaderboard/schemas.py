@@ -12,11 +12,13 @@ import json
 import re
 import sysconfig
 from pathlib import Path
-
-import jsonschema
+from typing import TYPE_CHECKING
 
 from leaderboard.files import Document
 from leaderboard.problems import Problem, did_you_mean
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 def schema_dir(package: Path | None = None, data: str | None = None) -> Path:
@@ -39,6 +41,10 @@ def schema(name: str) -> dict:
 
 @functools.cache
 def validator(name: str) -> jsonschema.protocols.Validator:
+    """The full validator, for a document's messages; imported here, as a build whose documents
+    are all valid (or validated before, by hash) never needs it (jsonschema: 0.07 s to import)."""
+    import jsonschema
+
     body = schema(name)
     cls = jsonschema.validators.validator_for(body)
     return cls(body, format_checker=cls.FORMAT_CHECKER)

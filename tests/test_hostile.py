@@ -378,6 +378,24 @@ def leftovers_once_removed(project: Path, wait: float = 60) -> list[str]:
         time.sleep(0.1)
 
 
+def test_a_replaced_site_left_beside_the_next_build_goes_in_the_background(tmp_path, monkeypatch):
+    """A rebuild soon after another finds the replaced site still being removed by its own
+    process: the build hands it to a process of its own again, and does not wait for thousands of
+    files to go; with no shell to hand it to, it removes it itself."""
+    from leaderboard import atomic, build
+
+    old = tmp_path / ".site.123.0123456789abcdef0123456789abcdef.old"
+    (old / "boards").mkdir(parents=True)
+    (old / "boards" / "a.html").write_text("old page")
+    handed: list[Path] = []
+    monkeypatch.setattr(atomic, "remove_in_background", lambda folder: handed.append(folder) or True)
+    build._remove_leftovers(tmp_path / "leaderboard.duckdb", tmp_path / "site")
+    assert handed == [old] and old.is_dir()
+    monkeypatch.setattr(atomic, "remove_in_background", lambda folder: False)
+    build._remove_leftovers(tmp_path / "leaderboard.duckdb", tmp_path / "site")
+    assert not old.exists()
+
+
 def test_a_second_concurrent_build_is_refused_clearly(project):
     with build_lock(project):
         result = run_cli("build", cwd=project)
