@@ -80,10 +80,18 @@ def arrow_rows(path):
         pytest.param(lambda data: (data / "prices.parquet").unlink(), id="gone"),
     ],
 )
-def test_an_arrow_file_is_never_made_from_a_parquet_file_the_build_does_not_keep(built, tamper):
+def test_an_arrow_file_is_never_made_from_a_parquet_file_the_build_does_not_keep(built, tamper, monkeypatch):
     """An Arrow file whose Parquet file is unchanged is made from the previous site's Parquet file
     (here: its record is gone from the manifest); when that file is not what the manifest says,
-    the build exports the Parquet file again and makes the Arrow file from it."""
+    the build exports the Parquet file again and makes the Arrow file from it. The previous site's
+    file of each download is looked at once (hashed, when its identity changed)."""
+    from leaderboard.render.reuse import PageReuse
+
+    looked_at = []
+    unchanged = PageReuse.unchanged
+    monkeypatch.setattr(
+        PageReuse, "unchanged", lambda self, path, key: looked_at.append(path) or unchanged(self, path, key)
+    )
     site = built / "site"
     expected = pyarrow.parquet.ParquetFile(site / "data" / "prices.parquet").read().to_pylist()
     assert arrow_rows(site / "data" / "prices.arrow") == expected and len(expected) > 10
@@ -93,6 +101,9 @@ def test_an_arrow_file_is_never_made_from_a_parquet_file_the_build_does_not_keep
     manifest.write_text(json.dumps(stored))
     tamper(site / "data")
     rebuild(built)
+    downloads_looked_at = [path for path in looked_at if path.startswith("data/") and not path.endswith(".js")]
+    assert "data/prices.parquet" in downloads_looked_at
+    assert sorted(downloads_looked_at) == sorted(set(downloads_looked_at))
     assert pyarrow.parquet.ParquetFile(site / "data" / "prices.parquet").read().to_pylist() == expected
     assert arrow_rows(site / "data" / "prices.arrow") == expected
 

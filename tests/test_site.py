@@ -853,6 +853,10 @@ def test_epoch_comparison_chart_follows_its_table(out, project_built, tmp_path):
     without = tmp_path / "without"
     site.render_site(copy, without, None)
     assert not (without / "charts" / "published--epoch-cost.vl.json").exists()
+    # A database from elsewhere: the home page lists the downloads of the tables it has.
+    assert "data/epoch_cost_comparison.csv" in (with_table / "index.html").read_text()
+    assert "data/epoch_cost_comparison.csv" not in (without / "index.html").read_text()
+    assert not (without / "data" / "epoch_cost_comparison.csv").exists()
 
 
 # ---- escaping and downloads ---------------------------------------------------------------

@@ -130,7 +130,7 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     kept: set[str] = set()
     missing = None
     if prepared is not None:
-        site.tables, content = prepared.tables, prepared.content
+        content = prepared.content  # its tables are every table: the pages' thread set site.tables
         missing = _move_in(site, prepared, kept)
     if missing is None or missing:
         spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
@@ -140,8 +140,12 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
             connection.execute("USE site_copy")
             try:
                 plan = exports.plan(connection, [name for name, _ in site.data.columns], known)
-                site.tables, content = plan.tables, plan.content
-                _write_here(connection, site, plan, list(plan.keys) if missing is None else missing, kept)
+                content = plan.content
+                if not staged:  # a database from elsewhere may lack tables (shipped_tables)
+                    site.tables = plan.tables
+                if missing is None:  # else _move_in looked for each in the previous site
+                    missing = [relative for relative, key in plan.keys.items() if not _kept(site, relative, key, kept)]
+                _write_here(connection, site, plan, missing, kept)
             finally:
                 connection.execute("USE memory")
                 connection.execute("DETACH site_copy")
@@ -159,8 +163,7 @@ def _move_in(site: SiteWriter, prepared: Prepared, kept: set[str]) -> list[str]:
     files neither has, in order (an Arrow file after its Parquet file)."""
     missing = []
     for relative, key in prepared.keys.items():
-        if _kept(site, relative, key):
-            kept.add(relative)
+        if _kept(site, relative, key, kept):
             continue
         source = prepared.from_previous.get(relative)
         if relative in prepared.written and (source is None or source in kept):
@@ -174,16 +177,13 @@ def _move_in(site: SiteWriter, prepared: Prepared, kept: set[str]) -> list[str]:
 def _write_here(
     connection: duckdb.DuckDBPyConnection, site: SiteWriter, plan: exports.Plan, files: list[str], kept: set[str]
 ) -> None:
-    """The downloads `files` exported in this process (each one the previous site's file of
-    which is kept, when it is): the Arrow files in a process forked for them (exports.write_arrows)."""
+    """The downloads `files`, none of which the previous site holds, exported in this process: the
+    Arrow files in a process forked for them (exports.write_arrows). `kept`: the downloads kept."""
     arrows = []
     for relative in files:
-        key = plan.keys[relative]
-        if _kept(site, relative, key):
-            kept.add(relative)
-        elif relative in plan.copies:
+        if relative in plan.copies:
             exports.write(connection, plan, relative, site.fresh(relative))
-            _record(site, relative, key)
+            _record(site, relative, plan.keys[relative])
         else:
             parquet = plan.arrows[relative]
             # A kept Parquet file is linked on the writer's thread: read the previous site's, the same bytes.
@@ -195,11 +195,13 @@ def _write_here(
             _record(site, relative, plan.keys[relative])
 
 
-def _kept(site: SiteWriter, relative: str, key: str) -> bool:
-    """Whether the previous site's file of a download was made from the same rows, and is kept."""
+def _kept(site: SiteWriter, relative: str, key: str, kept: set[str]) -> bool:
+    """Whether the previous site's file of a download was made from the same rows; if so, it is
+    kept, and added to `kept`."""
     if site.reuse is None or site.previous is None or not site.reuse.unchanged(relative, key):
         return False
     site.keep(relative)
+    kept.add(relative)
     return True
 
 

@@ -170,8 +170,7 @@ class PageReuse:
         identity when it is the same, else read and hashed: a rebuild keeps the site's copy
         without reading it again."""
         name = os.path.abspath(path)
-        info = os.stat(path)  # a link's target (an installed bundle may be linked in)
-        identity = [info.st_size, info.st_mtime_ns, info.st_ino]
+        identity = _identity(path, follow_symlinks=True)  # an installed bundle may be linked in
         recorded = self.old_sources.get(name)
         if isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == identity:
             found = recorded[1]
@@ -214,10 +213,11 @@ def _identities(previous: Path, pages: dict) -> dict[str, list[int]]:
     return found
 
 
-def _identity(path: Path) -> list[int]:
+def _identity(path: Path, follow_symlinks: bool = False) -> list[int]:
     """What changes when a file is written or replaced: size, modification time, inode.
-    Anything but a regular file (a link put in the site, say) is never reused."""
-    info = os.stat(path, follow_symlinks=False)
+    Anything but a regular file (a link put in the site, say) is never reused; `follow_symlinks`:
+    a link's target's."""
+    info = os.stat(path, follow_symlinks=follow_symlinks)
     if not stat.S_ISREG(info.st_mode):
         raise OSError(f"not a regular file: {path}")
     return [info.st_size, info.st_mtime_ns, info.st_ino]
