@@ -14,9 +14,12 @@ A tier outside normalize.TIERS is an error in both engines, never a table of NUL
 
 from __future__ import annotations
 
-import sqlalchemy as sa
+from typing import TYPE_CHECKING
 
 from leaderboard.normalize import TIERS
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 # (name, PostgreSQL type) of what costs_at returns, in order; README documents each.
 COLUMNS = (

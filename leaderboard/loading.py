@@ -8,12 +8,15 @@ import datetime as dt
 import hashlib
 import math
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import duckdb
 import orjson
-import sqlalchemy as sa
 
-from leaderboard.schema_tables import metadata
+from leaderboard.schema_tables import Table, metadata, sqlalchemy_metadata
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
 def fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> dict[str, str | None]:
@@ -27,7 +30,7 @@ def fill(connection: sa.Connection, tables: dict[str, list[dict]]) -> dict[str, 
         return fill_duckdb(duck, tables)
     for name, table_rows in tables.items():
         if table_rows:
-            table = metadata.tables[name]
+            table = sqlalchemy_metadata().tables[name]
             connection.execute(table.insert(), _with_dates(table, table_rows))
     return dict.fromkeys(metadata.tables)
 
@@ -50,29 +53,26 @@ def fill_duckdb(duck: duckdb.DuckDBPyConnection, tables: dict[str, list[dict]]) 
     return digests
 
 
-def rows_digest(table: sa.Table, row_digests: list[bytes]) -> str:
+def rows_digest(table: Table, row_digests: list[bytes]) -> str:
     """A table's content as the rows loaded into it say it: its name, its columns and their types,
     and the hashes of its rows as JSON, sorted (the same rows in any order hash the same). The
     same digest means the same table for the same code, which is all a build's cache compares."""
-    digest = hashlib.sha256(orjson.dumps([table.name, [[c.name, DUCKDB_TYPES[type(c.type)]] for c in table.columns]]))
+    digest = hashlib.sha256(
+        orjson.dumps([table.name, [[c.name, DUCKDB_TYPES[type(c.type).__name__]] for c in table.columns]])
+    )
     for row in sorted(row_digests):
         digest.update(row)
     return "rows " + digest.hexdigest()
 
 
-DUCKDB_TYPES = {
-    sa.Text: "VARCHAR",
-    sa.Double: "DOUBLE",
-    sa.BigInteger: "BIGINT",
-    sa.Boolean: "BOOLEAN",
-    sa.Date: "DATE",
-}
+# By the column type's name: schema_tables' and SQLAlchemy's are named alike.
+DUCKDB_TYPES = {"Text": "VARCHAR", "Double": "DOUBLE", "BigInteger": "BIGINT", "Boolean": "BOOLEAN", "Date": "DATE"}
 
 
 JSON_ROWS = 5_000  # rows turned into JSON at a time: the text of 100,000 results is never whole in memory
 
 
-def load_json(duck, table: sa.Table, rows: list[dict]) -> str | None:
+def load_json(duck, table: Table, rows: list[dict]) -> str | None:
     """The rows into a DuckDB table through a JSON file (one array of them) that DuckDB reads with the
     table's types: a fraction of the time an Arrow table takes to build from Python values (and
     no import of pandas, which pyarrow makes). Returns the table's rows_digest(), or None, loading
@@ -80,7 +80,7 @@ def load_json(duck, table: sa.Table, rows: list[dict]) -> str | None:
     caller loads it through Arrow then."""
     import tempfile
 
-    columns = {str(c.name): DUCKDB_TYPES[type(c.type)] for c in table.columns}  # str: plain names for DuckDB
+    columns = {str(c.name): DUCKDB_TYPES[type(c.type).__name__] for c in table.columns}  # str: plain names for DuckDB
     row_digests: list[bytes] = []
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
         try:
@@ -129,20 +129,20 @@ def _all_finite(rows: list[dict]) -> bool:
     return all(map(math.isfinite, floats))
 
 
-def arrow_schema(table: sa.Table):
+def arrow_schema(table: Table):
     import pyarrow as pa
 
     kinds = {
-        sa.Text: pa.string(),
-        sa.Double: pa.float64(),
-        sa.BigInteger: pa.int64(),
-        sa.Boolean: pa.bool_(),
-        sa.Date: pa.date32(),
+        "Text": pa.string(),
+        "Double": pa.float64(),
+        "BigInteger": pa.int64(),
+        "Boolean": pa.bool_(),
+        "Date": pa.date32(),
     }
-    return pa.schema([(c.name, kinds[type(c.type)]) for c in table.columns])
+    return pa.schema([(c.name, kinds[type(c.type).__name__]) for c in table.columns])
 
 
-def arrow_table(table: sa.Table, rows: list[dict]):
+def arrow_table(table: Table, rows: list[dict]):
     """The rows as an Arrow table of the table's types, built column by column (a dict per row
     takes several times as long at 100,000 rows). Rows carry dates as the files spell them,
     'YYYY-MM-DD' text; Arrow parses them into dates."""
@@ -159,9 +159,9 @@ def arrow_table(table: sa.Table, rows: list[dict]):
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _with_dates(table: sa.Table, rows: list[dict]) -> list[dict]:
+def _with_dates(table: Table | sa.Table, rows: list[dict]) -> list[dict]:
     """The rows with their 'YYYY-MM-DD' dates as datetime.date, for a server database's driver."""
-    dates = [c.name for c in table.columns if isinstance(c.type, sa.Date)]
+    dates = [c.name for c in table.columns if type(c.type).__name__ == "Date"]
     if not dates:
         return rows
     return [{**row, **{c: _date(row.get(c)) for c in dates}} for row in rows]

@@ -1,25 +1,100 @@
 """The database's tables and what every column means: the analysts' contract, read by the store,
-the downloads and the README's table list (table_docs)."""
+the downloads and the README's table list (table_docs).
+
+Plain descriptions, so a build never imports SQLAlchemy (0.15 s of every build): its tables for a
+database a SQLAlchemy engine writes are made from them (sqlalchemy_metadata)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
-from typing import Any
-
-import sqlalchemy as sa
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from leaderboard.failures import FAILURE_REASONS
 
-metadata = sa.MetaData()
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
-def _col(name: str, kind: Any, doc: str, **kw: Any) -> sa.Column:
-    return sa.Column(name, kind, comment=doc, **kw)
+class Kind:
+    """A column's type: one of the five the tables use, named as SQLAlchemy's type is (its str()
+    is the SQL that SQLAlchemy's gives)."""
+
+    sql = ""
+
+    def __str__(self) -> str:
+        return self.sql
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
-Text, Float, Int, Bool, Date = sa.Text, sa.Double, sa.BigInteger, sa.Boolean, sa.Date
+class Text(Kind):
+    sql = "TEXT"
 
-rounds = sa.Table(
+
+class Double(Kind):
+    sql = "DOUBLE"
+
+
+class BigInteger(Kind):
+    sql = "BIGINT"
+
+
+class Boolean(Kind):
+    sql = "BOOLEAN"
+
+
+class Date(Kind):
+    sql = "DATE"
+
+
+Float, Int, Bool = Double, BigInteger, Boolean
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: Kind
+    comment: str
+    primary_key: bool = False
+
+
+@dataclass(frozen=True)
+class PrimaryKey:
+    columns: tuple[Column, ...]
+
+
+class Table:
+    """A table: its name, its columns in order, its primary key and what it holds (`comment`)."""
+
+    def __init__(self, name: str, schema: Schema, *columns: Column, comment: str):
+        self.name, self.columns, self.comment = name, list(columns), comment
+        self.primary_key = PrimaryKey(tuple(c for c in columns if c.primary_key))
+        schema.tables[name] = self
+
+
+class Schema:
+    """Every table, by name, in the order they are described."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, Table] = {}
+
+    @property
+    def sorted_tables(self) -> list[Table]:
+        """By name, as SQLAlchemy sorts tables no key links."""
+        return sorted(self.tables.values(), key=lambda table: table.name)
+
+
+metadata = Schema()
+
+
+def _col(name: str, kind: type[Kind], doc: str, primary_key: bool = False) -> Column:
+    return Column(name, kind(), doc, primary_key)
+
+
+rounds = Table(
     "rounds",
     metadata,
     _col("id", Text, "Round id (catalog/rounds.yaml).", primary_key=True),
@@ -39,7 +114,7 @@ rounds = sa.Table(
     ),
     comment="The rounds of the catalog.",
 )
-benchmarks = sa.Table(
+benchmarks = Table(
     "benchmarks",
     metadata,
     _col("id", Text, "Benchmark id (catalog/benchmarks.yaml).", primary_key=True),
@@ -65,7 +140,7 @@ benchmarks = sa.Table(
     ),
     comment="The benchmarks of the catalog.",
 )
-benchmark_rounds = sa.Table(
+benchmark_rounds = Table(
     "benchmark_rounds",
     metadata,
     _col("benchmark", Text, "Benchmark id.", primary_key=True),
@@ -83,7 +158,7 @@ benchmark_rounds = sa.Table(
     ),
     comment="Per benchmark and round: the scoring rules.",
 )
-accelerators = sa.Table(
+accelerators = Table(
     "accelerators",
     metadata,
     _col("id", Text, "Accelerator id (catalog/accelerators.yaml).", primary_key=True),
@@ -114,7 +189,7 @@ accelerators = sa.Table(
     ),
     comment="The accelerators of the catalog.",
 )
-organizations = sa.Table(
+organizations = Table(
     "organizations",
     metadata,
     _col("id", Text, "Organization id (catalog/organizations.yaml).", primary_key=True),
@@ -125,7 +200,7 @@ organizations = sa.Table(
     comment="Organizations that submit under several names (Dell and Dell EMC); a submitter not listed is its "
     "own organization.",
 )
-prices = sa.Table(
+prices = Table(
     "prices",
     metadata,
     _col(
@@ -170,7 +245,7 @@ prices = sa.Table(
     ),
     comment="Every dated, sourced price of the catalog.",
 )
-results = sa.Table(
+results = Table(
     "results",
     metadata,
     _col("entry_id", Text, "<round>/<submitter-slug>/<file name without extension>.", primary_key=True),
@@ -376,7 +451,7 @@ results = sa.Table(
     _col("source_note", Text, "Remarks on the source (estimates, unofficial sources)."),
     comment="One row per submission, normalized.",
 )
-cost_table = sa.Table(
+cost_table = Table(
     "costs",
     metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
@@ -416,7 +491,7 @@ cost_table = sa.Table(
 )
 
 
-run_table = sa.Table(
+run_table = Table(
     "runs",
     metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
@@ -447,7 +522,7 @@ run_table = sa.Table(
 )
 
 
-progress_table = sa.Table(
+progress_table = Table(
     "progress",
     metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
@@ -463,7 +538,7 @@ progress_table = sa.Table(
 )
 
 
-epoch_cost_comparison = sa.Table(
+epoch_cost_comparison = Table(
     "epoch_cost_comparison",
     metadata,
     _col("entry_id", Text, "The result (results.entry_id).", primary_key=True),
@@ -489,7 +564,7 @@ epoch_cost_comparison = sa.Table(
 )
 
 
-skipped_results = sa.Table(
+skipped_results = Table(
     "skipped_results",
     metadata,
     _col("round", Text, "Round id.", primary_key=True),
@@ -524,6 +599,23 @@ skipped_results = sa.Table(
     comment="Every result folder of a shipped round's source that is on no board, with why: written by the "
     "round's importer to catalog/skipped/<round>.csv. A round's result folders = its results + these rows.",
 )
+
+
+@functools.cache
+def sqlalchemy_metadata() -> sa.MetaData:
+    """The tables as SQLAlchemy's, for a database written through an engine (a server's, and the
+    DDL of a DuckDB file: store.duckdb_ddl), in the order they are described."""
+    import sqlalchemy as sa
+
+    kinds = {"Text": sa.Text, "Double": sa.Double, "BigInteger": sa.BigInteger, "Boolean": sa.Boolean, "Date": sa.Date}
+    made = sa.MetaData()
+    for table in metadata.tables.values():
+        columns = (
+            sa.Column(c.name, kinds[type(c.type).__name__], comment=c.comment, primary_key=c.primary_key)
+            for c in table.columns
+        )
+        sa.Table(table.name, made, *columns, comment=table.comment)
+    return made
 
 
 def table_docs() -> Iterable[tuple[str, str, list[tuple[str, str, str]]]]:

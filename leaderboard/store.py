@@ -13,9 +13,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import sqlalchemy as sa
 
 from leaderboard import costs_at
 from leaderboard.cache import read_json, write_json
@@ -36,9 +36,13 @@ from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of s
     rounds,
     run_table,
     skipped_results,
+    sqlalchemy_metadata,
     table_docs,
 )
 from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement  # noqa: F401
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 
 def is_url(db: str | Path | Staged) -> bool:
@@ -54,6 +58,8 @@ STORAGE_VERSION = "v1.0.0"
 def engine_for(db: str | Path, **options: object) -> sa.Engine:
     """An engine for a server URL or a DuckDB file; a DuckDB file it creates is written in
     STORAGE_VERSION's format (an existing file keeps its own). `options` go to create_engine."""
+    import sqlalchemy as sa
+
     if is_url(db):
         return sa.create_engine(str(db), **options)
     return sa.create_engine(
@@ -111,8 +117,8 @@ def write_database(db: str | Path, catalog: Catalog, rows: TableRows) -> None:
         engine = engine_for(db)
         try:
             with engine.begin() as connection:
-                metadata.drop_all(connection)
-                metadata.create_all(connection)
+                sqlalchemy_metadata().drop_all(connection)
+                sqlalchemy_metadata().create_all(connection)
                 fill(connection, tables(catalog, rows))
                 costs_at.create(connection)
         finally:
@@ -133,7 +139,7 @@ def write_aside(db: str | Path, catalog: Catalog, rows: TableRows) -> Path:
     engine = engine_for(temporary, pool_reset_on_return=None)
     try:
         with engine.begin() as connection:
-            metadata.create_all(connection)
+            sqlalchemy_metadata().create_all(connection)
             fill(connection, tables(catalog, rows))
             costs_at.create(connection)
         with engine.connect() as connection:
@@ -256,7 +262,7 @@ def kept_ddl(path: Path | None) -> str:
     takes a build a tenth of a second."""
     from importlib.metadata import version
 
-    versions = [sa.__version__, version("duckdb-engine"), duckdb.__version__]
+    versions = [version("sqlalchemy"), version("duckdb-engine"), duckdb.__version__]
     stored = read_json(path)
     if stored.get("versions") == versions and isinstance(stored.get("ddl"), str):
         return stored["ddl"]
@@ -267,15 +273,17 @@ def kept_ddl(path: Path | None) -> str:
 
 @cache
 def duckdb_ddl() -> str:
-    """The SQL metadata.create_all() runs on a DuckDB database (tables, keys, comments), as one
-    script."""
+    """The SQL sqlalchemy_metadata().create_all() runs on a DuckDB database (tables, keys, comments),
+    as one script."""
+    import sqlalchemy as sa
+
     statements: list[str] = []
 
     def collect(statement, *_args: object, **_options: object) -> None:
         statements.append(str(statement.compile(dialect=engine.dialect)).strip())
 
     engine = sa.create_mock_engine("duckdb://", collect)
-    metadata.create_all(engine, checkfirst=False)
+    sqlalchemy_metadata().create_all(engine, checkfirst=False)
     return ";\n".join(statements) + ";"
 
 
@@ -389,10 +397,15 @@ def _failing_as_query_failed(batches: Iterator[list[tuple]]) -> Iterator[list[tu
 
 def _query_errors() -> tuple[type[Exception], ...]:
     """The errors a query may raise: PostgreSQL's driver's come through the raw cursor. The
-    driver (optional) is imported only when a server database is opened, and none of its errors
-    can come before that: not importing it saves every command a tenth of a second."""
-    driver = sys.modules.get("psycopg")
-    return (duckdb.Error, sa.exc.SQLAlchemyError, *((driver.Error,) if driver is not None else ()))
+    driver (optional) and SQLAlchemy are imported only when a server database is opened, and none
+    of their errors can come before that: not importing them saves every command a tenth of a
+    second or more."""
+    driver, alchemy = sys.modules.get("psycopg"), sys.modules.get("sqlalchemy.exc")
+    return (
+        duckdb.Error,
+        *((alchemy.SQLAlchemyError,) if alchemy is not None else ()),
+        *((driver.Error,) if driver is not None else ()),
+    )
 
 
 @contextmanager

@@ -765,13 +765,12 @@ def _described(path) -> dict:
 
 def _loaded_digest(rows: list[dict], types: dict[str, str] | None = None) -> str | None:
     """The digest loading.load_json gives rows loaded into a fresh table `trial` (columns and types: `types`)."""
-    import sqlalchemy as sa
-
-    from leaderboard import loading
+    from leaderboard import loading, schema_tables
 
     types = types or {"entry_id": "VARCHAR", "round": "VARCHAR", "minutes": "DOUBLE"}
-    kinds = {kind: python for python, kind in loading.DUCKDB_TYPES.items()}
-    table = sa.Table("trial", sa.MetaData(), *(sa.Column(name, kinds[kind]) for name, kind in types.items()))
+    kinds = {kind: getattr(schema_tables, name) for name, kind in loading.DUCKDB_TYPES.items()}
+    columns = (schema_tables.Column(name, kinds[kind](), "") for name, kind in types.items())
+    table = schema_tables.Table("trial", schema_tables.Schema(), *columns, comment="")
     connection = duckdb.connect()
     connection.execute(f"CREATE TABLE trial ({', '.join(f'{n} {k}' for n, k in types.items())})")
     return loading.load_json(connection, table, rows)
@@ -928,3 +927,39 @@ def test_the_tables_ddl_is_kept_for_the_code_and_versions_that_compiled_it(tmp_p
     assert store.kept_ddl(None) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 3  # no cache: compiled
     monkeypatch.undo()
     assert store.kept_ddl(tmp_path / "real.json") == store.duckdb_ddl()
+
+
+def test_a_build_never_imports_sqlalchemy_its_tables_are_plain_descriptions(empty_project):
+    """The tables are plain descriptions (schema_tables); SQLAlchemy, a tenth of a second or more
+    to import, is imported for a server database, or to compile the DuckDB file's DDL when the
+    cache has none (in the database's process): the build's own process never needs it. The
+    tables SQLAlchemy is given are the same: names, order, types, keys, comments."""
+    import sqlalchemy as sa
+
+    from leaderboard import schema_tables, store
+
+    place_acme_results(empty_project)
+    script = (
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        "sys.argv = ['leaderboard', 'build', '-q']\n"
+        "code = 0\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as end:\n"
+        "    code = end.code or 0\n"
+        "print(code, 'sqlalchemy' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=empty_project, capture_output=True, text=True, check=True)
+    assert run.stdout.split()[-2:] == ["0", "False"], run.stdout + run.stderr
+    names, rows = store.run_query(empty_project / "leaderboard.duckdb", "SELECT count(*) FROM results")
+    assert rows == [(3,)]
+    made = schema_tables.sqlalchemy_metadata()
+    assert list(made.tables) == list(schema_tables.metadata.tables)
+    assert [t.name for t in made.sorted_tables] == [t.name for t in schema_tables.metadata.sorted_tables]
+    kinds = {"TEXT": sa.Text, "DOUBLE": sa.Double, "BIGINT": sa.BigInteger, "BOOLEAN": sa.Boolean, "DATE": sa.Date}
+    for name, table in schema_tables.metadata.tables.items():
+        assert made.tables[name].comment == table.comment
+        assert [(c.name, type(c.type), c.comment, c.primary_key) for c in made.tables[name].columns] == [
+            (c.name, kinds[str(c.type)], c.comment, c.primary_key) for c in table.columns
+        ]

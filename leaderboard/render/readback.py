@@ -12,18 +12,21 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
+if TYPE_CHECKING:
+    from leaderboard.schema_tables import Table
 
 # What a value of each column type becomes, where it is not already of it: the conversions
 # DuckDB makes loading JSON into the table's types (an integer into a DOUBLE column is a float).
-_KINDS: dict[type, tuple[type, Callable[[object], object]]] = {
-    sa.Double: (float, float),
-    sa.BigInteger: (int, int),
-    sa.Boolean: (bool, bool),
-    sa.Text: (str, lambda value: _text(value)),
+# By the type's name: schema_tables' and SQLAlchemy's are named alike.
+_KINDS: dict[str, tuple[type, Callable[[object], object]]] = {
+    "Double": (float, float),
+    "BigInteger": (int, int),
+    "Boolean": (bool, bool),
+    "Text": (str, lambda value: _text(value)),
     # Dates come back as 'YYYY-MM-DD' text, as model._rows turns the database's dates.
-    sa.Date: (str, lambda value: _date(value)),
+    "Date": (str, lambda value: _date(value)),
 }
 
 
@@ -40,7 +43,7 @@ def _date(value: object) -> str:
 
 
 def read_back(
-    table: sa.Table,
+    table: Table,
     rows: Iterable[dict],
     order: Sequence[str | tuple[str, bool]] = (),
     texts: dict[str, str] | None = None,
@@ -55,7 +58,7 @@ def read_back(
     progress are not copied)."""
     rows = rows if isinstance(rows, list) else list(rows)
     names = [str(c.name) for c in table.columns]
-    kinds = [_KINDS[type(c.type)] for c in table.columns]
+    kinds = [_KINDS[type(c.type).__name__] for c in table.columns]
     if all(list(row) == names for row in rows):
         # The build's rows have the table's columns in order (not a few of the catalog's tables):
         # each copied, then the values of another type than their column's converted. Copied under
