@@ -15,7 +15,7 @@ from pathlib import Path
 from leaderboard import atomic, store
 from leaderboard.cache import folder_beside
 from leaderboard.manifest import Unmatched, unmatched_cause, unmatched_text
-from leaderboard.memory import release_freed_memory
+from leaderboard.memory import collector_paused, fewer_collections, release_freed_memory
 from leaderboard.problems import Problem, plural
 from leaderboard.render.clone import start as start_clone
 from leaderboard.rows import table_rows
@@ -175,7 +175,8 @@ def build(
         if cache is not None:
             check_cache_not_committed(cache)
         _remove_leftovers(db, out)
-        return _build(submissions, catalog, db, out, progress, base_url, jobs, cache)
+        with fewer_collections():
+            return _build(submissions, catalog, db, out, progress, base_url, jobs, cache)
 
 
 def _build(submissions, catalog, db, out, progress, base_url, jobs, cache: Path | None) -> BuildResult:
@@ -197,7 +198,8 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     if validation.problems:
         return outcome
     base = submissions.resolve().parent
-    rows = table_rows(validation.entries, validation.catalog, base=base)
+    with collector_paused():  # rows hold no cycles
+        rows = table_rows(validation.entries, validation.catalog, base=base)
     outcome.warnings += unmatched_warnings(rows.unmatched)
     # The rows hold what the database and the site need: the entries do not stay in memory
     # beside what comes next (at 100,000 results, half a gigabyte). Their count stays in

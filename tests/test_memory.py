@@ -23,3 +23,43 @@ def test_rows_freed_are_returned_to_the_system():
     assert kept > full - 10_000  # freed, but still held by the process
     assert _rss_kib() < kept - 40_000  # given back
     assert len(survivors) == 1_000
+
+
+def test_the_collector_is_paused_and_spaced_out_while_a_build_keeps_what_it_makes(empty_project, monkeypatch):
+    """A build makes its entries, rows and site's data with the cycle collector paused (they hold
+    no cycles), and collects the young generation every BUILD_YOUNG_THRESHOLD new objects, not
+    every 700; both as they were after it, failed or not."""
+    import gc
+
+    from test_store import place_acme_results
+
+    from leaderboard import build as build_module
+    from leaderboard import memory
+    from leaderboard.render import model
+
+    place_acme_results(empty_project)
+    seen = {}
+
+    def watched(name, function):
+        def call(*args, **kwargs):
+            seen[name] = (gc.isenabled(), gc.get_threshold()[0])
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(build_module, "table_rows", watched("rows", build_module.table_rows))
+    monkeypatch.setattr(model, "load", watched("site data", model.load))
+    before = gc.get_threshold()
+    result = build_module.build(
+        empty_project / "submissions",
+        empty_project / "catalog",
+        empty_project / "leaderboard.duckdb",
+        empty_project / "site",
+    )
+    assert result.ok and (empty_project / "site" / "index.html").is_file()
+    assert seen == {"rows": (False, memory.BUILD_YOUNG_THRESHOLD), "site data": (False, memory.BUILD_YOUNG_THRESHOLD)}
+    assert gc.isenabled() and gc.get_threshold() == before
+    with pytest.raises(RuntimeError), memory.fewer_collections(), memory.collector_paused():
+        assert not gc.isenabled() and gc.get_threshold()[0] == memory.BUILD_YOUNG_THRESHOLD
+        raise RuntimeError("a build that fails")
+    assert gc.isenabled() and gc.get_threshold() == before

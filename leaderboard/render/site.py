@@ -15,6 +15,7 @@ from pathlib import Path
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
+from leaderboard.memory import collector_paused
 from leaderboard.render import (
     boards,
     downloads,
@@ -56,7 +57,8 @@ def render_site(
     nothing."""
     base_url = base_url or (catalog.base_url if catalog is not None else None)
     base_url = checked_base_url(base_url) if base_url else None
-    data = model.load(db)
+    with collector_paused():  # the site's data holds no cycles
+        data = model.load(db)
     gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
     try:
         _render_site(data, db, Path(out), catalog, project, page_rows, base_url, jobs, clone)
