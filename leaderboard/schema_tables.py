@@ -1,91 +1,35 @@
 """The database's tables and what every column means: the analysts' contract, read by the store,
 the downloads and the README's table list (table_docs).
 
-Plain descriptions, so a build never imports SQLAlchemy (0.15 s of every build): its tables for a
-database a SQLAlchemy engine writes are made from them (sqlalchemy_metadata)."""
+Plain descriptions (plain_tables.py), so a build never imports SQLAlchemy (0.15 s of every
+build): its tables for a database a SQLAlchemy engine writes are made from them
+(sqlalchemy_metadata)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from leaderboard.failures import FAILURE_REASONS
+from leaderboard.plain_tables import (  # noqa: F401 - the kinds and classes are part of this module's API
+    BigInteger,
+    Boolean,
+    Column,
+    Date,
+    Double,
+    Kind,
+    PrimaryKey,
+    Schema,
+    Table,
+    Text,
+    as_sqlalchemy,
+)
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-
-class Kind:
-    """A column's type: one of the five the tables use, named as SQLAlchemy's type is (its str()
-    is the SQL that SQLAlchemy's gives)."""
-
-    sql = ""
-
-    def __str__(self) -> str:
-        return self.sql
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-
-class Text(Kind):
-    sql = "TEXT"
-
-
-class Double(Kind):
-    sql = "DOUBLE"
-
-
-class BigInteger(Kind):
-    sql = "BIGINT"
-
-
-class Boolean(Kind):
-    sql = "BOOLEAN"
-
-
-class Date(Kind):
-    sql = "DATE"
-
-
 Float, Int, Bool = Double, BigInteger, Boolean
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    type: Kind
-    comment: str
-    primary_key: bool = False
-
-
-@dataclass(frozen=True)
-class PrimaryKey:
-    columns: tuple[Column, ...]
-
-
-class Table:
-    """A table: its name, its columns in order, its primary key and what it holds (`comment`)."""
-
-    def __init__(self, name: str, schema: Schema, *columns: Column, comment: str):
-        self.name, self.columns, self.comment = name, list(columns), comment
-        self.primary_key = PrimaryKey(tuple(c for c in columns if c.primary_key))
-        schema.tables[name] = self
-
-
-class Schema:
-    """Every table, by name, in the order they are described."""
-
-    def __init__(self) -> None:
-        self.tables: dict[str, Table] = {}
-
-    @property
-    def sorted_tables(self) -> list[Table]:
-        """By name, as SQLAlchemy sorts tables no key links."""
-        return sorted(self.tables.values(), key=lambda table: table.name)
-
 
 metadata = Schema()
 
@@ -605,17 +549,7 @@ skipped_results = Table(
 def sqlalchemy_metadata() -> sa.MetaData:
     """The tables as SQLAlchemy's, for a database written through an engine (a server's, and the
     DDL of a DuckDB file: store.duckdb_ddl), in the order they are described."""
-    import sqlalchemy as sa
-
-    kinds = {"Text": sa.Text, "Double": sa.Double, "BigInteger": sa.BigInteger, "Boolean": sa.Boolean, "Date": sa.Date}
-    made = sa.MetaData()
-    for table in metadata.tables.values():
-        columns = (
-            sa.Column(c.name, kinds[type(c.type).__name__], comment=c.comment, primary_key=c.primary_key)
-            for c in table.columns
-        )
-        sa.Table(table.name, made, *columns, comment=table.comment)
-    return made
+    return as_sqlalchemy(metadata)
 
 
 def table_docs() -> Iterable[tuple[str, str, list[tuple[str, str, str]]]]:
