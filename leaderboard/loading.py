@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import orjson
 
+from leaderboard.plain_tables import kind_name
 from leaderboard.schema_tables import Table, metadata, sqlalchemy_metadata
 
 if TYPE_CHECKING:
@@ -57,15 +58,13 @@ def rows_digest(table: Table, row_digests: list[bytes]) -> str:
     """A table's content as the rows loaded into it say it: its name, its columns and their types,
     and the hashes of its rows as JSON, sorted (the same rows in any order hash the same). The
     same digest means the same table for the same code, which is all a build's cache compares."""
-    digest = hashlib.sha256(
-        orjson.dumps([table.name, [[c.name, DUCKDB_TYPES[type(c.type).__name__]] for c in table.columns]])
-    )
+    digest = hashlib.sha256(orjson.dumps([table.name, [[c.name, DUCKDB_TYPES[kind_name(c)]] for c in table.columns]]))
     for row in sorted(row_digests):
         digest.update(row)
     return "rows " + digest.hexdigest()
 
 
-# By the column type's name: schema_tables' and SQLAlchemy's are named alike.
+# By the kind's name (plain_tables.kind_name).
 DUCKDB_TYPES = {"Text": "VARCHAR", "Double": "DOUBLE", "BigInteger": "BIGINT", "Boolean": "BOOLEAN", "Date": "DATE"}
 
 
@@ -80,7 +79,7 @@ def load_json(duck, table: Table, rows: list[dict]) -> str | None:
     caller loads it through Arrow then."""
     import tempfile
 
-    columns = {str(c.name): DUCKDB_TYPES[type(c.type).__name__] for c in table.columns}  # str: plain names for DuckDB
+    columns = {str(c.name): DUCKDB_TYPES[kind_name(c)] for c in table.columns}  # str: plain names for DuckDB
     row_digests: list[bytes] = []
     with tempfile.NamedTemporaryFile(prefix="leaderboard-rows-", suffix=".json") as file:
         try:
@@ -139,7 +138,7 @@ def arrow_schema(table: Table):
         "Boolean": pa.bool_(),
         "Date": pa.date32(),
     }
-    return pa.schema([(c.name, kinds[type(c.type).__name__]) for c in table.columns])
+    return pa.schema([(c.name, kinds[kind_name(c)]) for c in table.columns])
 
 
 def arrow_table(table: Table, rows: list[dict]):
@@ -161,7 +160,7 @@ def arrow_table(table: Table, rows: list[dict]):
 
 def _with_dates(table: Table | sa.Table, rows: list[dict]) -> list[dict]:
     """The rows with their 'YYYY-MM-DD' dates as datetime.date, for a server database's driver."""
-    dates = [c.name for c in table.columns if type(c.type).__name__ == "Date"]
+    dates = [c.name for c in table.columns if kind_name(c) == "Date"]
     if not dates:
         return rows
     return [{**row, **{c: _date(row.get(c)) for c in dates}} for row in rows]

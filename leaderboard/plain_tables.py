@@ -45,6 +45,13 @@ class Date(Kind):
     sql = "DATE"
 
 
+def kind_name(column) -> str:
+    """The name of a column's kind ("Text", "Double", "BigInteger", "Boolean", "Date"): the same for
+    a column of these tables and one of SQLAlchemy's, so code that reads a table's columns takes
+    either."""
+    return type(column.type).__name__
+
+
 @dataclass(frozen=True)
 class Column:
     name: str
@@ -87,8 +94,7 @@ def as_sqlalchemy(schema: Schema) -> sa.MetaData:
     made = sa.MetaData()
     for table in schema.tables.values():
         columns = (
-            sa.Column(c.name, kinds[type(c.type).__name__], comment=c.comment, primary_key=c.primary_key)
-            for c in table.columns
+            sa.Column(c.name, kinds[kind_name(c)], comment=c.comment, primary_key=c.primary_key) for c in table.columns
         )
         sa.Table(table.name, made, *columns, comment=table.comment)
     return made

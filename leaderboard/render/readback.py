@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from leaderboard.plain_tables import kind_name
+
 if TYPE_CHECKING:
     from leaderboard.schema_tables import Table
 
 # What a value of each column type becomes, where it is not already of it: the conversions
 # DuckDB makes loading JSON into the table's types (an integer into a DOUBLE column is a float).
-# By the type's name: schema_tables' and SQLAlchemy's are named alike.
+# By the kind's name (plain_tables.kind_name).
 _KINDS: dict[str, tuple[type, Callable[[object], object]]] = {
     "Double": (float, float),
     "BigInteger": (int, int),
@@ -58,7 +60,7 @@ def read_back(
     progress are not copied)."""
     rows = rows if isinstance(rows, list) else list(rows)
     names = [str(c.name) for c in table.columns]
-    kinds = [_KINDS[type(c.type).__name__] for c in table.columns]
+    kinds = [_KINDS[kind_name(c)] for c in table.columns]
     if all(list(row) == names for row in rows):
         # The build's rows have the table's columns in order (not a few of the catalog's tables):
         # each copied, then the values of another type than their column's converted. Copied under
