@@ -3,7 +3,7 @@ rank or why it has none, the price behind its cost) and the units of its count, 
 
 from __future__ import annotations
 
-from leaderboard.render.altair_import import alt
+from leaderboard.render import vega_lite as alt
 from leaderboard.rows import UNRANKED_REASONS
 
 

@@ -1,4 +1,5 @@
-"""The site's charts as Altair (Vega-Lite) specs (painter.py draws their static SVGs).
+"""The site's charts as Vega-Lite specs, built in Altair's words by vega_lite.py (painter.py
+draws their static SVGs).
 
 Every chart plots one board's division at most: MLPerf and published runs never share a chart.
 """
@@ -13,7 +14,7 @@ from functools import cache
 
 from leaderboard.problems import plural
 from leaderboard.render import labels
-from leaderboard.render.altair_import import alt
+from leaderboard.render import vega_lite as alt
 from leaderboard.render.chart_points import board_tooltip, units, units_note
 from leaderboard.render.colours import Style
 from leaderboard.render.model import famous, pareto_frontier
@@ -152,16 +153,15 @@ def _decades(low: float, high: float) -> list[float]:
 
 
 def _named(datasets: dict[str, list], name: str, values: list[dict]) -> alt.NamedData:
-    """Data by name: the values go straight into the spec's top-level datasets, past Altair,
-    which would copy and check every value (seconds a build)."""
+    """Data by name: the values go straight into the spec's top-level datasets, as they are."""
     datasets[name] = values
     return alt.NamedData(name=name)
 
 
 @dataclass(frozen=True)
 class Layers:
-    """Charts drawn one over the other, put together as a dict: alt.layer() copies every layer
-    deeply, twice over, a second of a build. (No shared encoding or parameters: use alt.layer.)"""
+    """Charts drawn one over the other, each with its data named in its layer (alt.layer gives
+    data every layer shares once, on top). No shared encoding or parameters: use alt.layer."""
 
     charts: tuple[alt.Chart, ...]
 
@@ -185,11 +185,10 @@ def layers(*charts: alt.Chart) -> Layers:
 
 
 def _finish(
-    chart: alt.TopLevelMixin | Layers, title: str, subtitle: str, datasets: dict[str, list], height: int
+    chart: alt.Chart | alt.LayerChart | Layers, title: str, subtitle: str, datasets: dict[str, list], height: int
 ) -> dict:
     # Not validated here (that takes seconds a build); the tests validate every spec against
-    # the Vega-Lite schema. Title and height go into the dict: Altair's properties() copies the
-    # whole chart first, a second of a build.
+    # the Vega-Lite schema.
     spec = chart.to_dict(validate=False)
     spec["title"] = {
         "text": wrapped(title, TITLE_CHARACTERS),

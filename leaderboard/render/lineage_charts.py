@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from leaderboard.families import family
-from leaderboard.render.altair_import import alt
+from leaderboard.render import vega_lite as alt
 from leaderboard.render.chart_points import result_points, units, units_note
 from leaderboard.render.charts import Chart, _finish, _named, legend, log_scale
 from leaderboard.render.colours import distinct_styles

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import orjson
 
+from leaderboard.render.vega_lite import SCHEMA_VERSION
 from leaderboard.workers import available_cpus, end_with
 
 SVG_WIDTH = 640
@@ -156,20 +157,9 @@ def _stable_ids(drawn: str) -> str:
 
 
 def vega_lite_version() -> str:
-    """The Vega-Lite version Altair writes its specs in ("6.4"), which the bundle and the SVGs use
-    too. Kept in the cache for the installed Altair: a rebuild whose charts are all reused then
-    never imports Altair (altair_import.py)."""
-    from importlib.metadata import version
-
-    name = f"vega-lite-of-altair-{version('altair')}.txt"
-    known = _cache_get(name)
-    if known is not None and re.fullmatch(r"[0-9]+\.[0-9]+", known):
-        return known
-    from altair import SCHEMA_VERSION
-
-    found = ".".join(SCHEMA_VERSION.lstrip("v").split(".")[:2])
-    _cache_put(name, found)
-    return found
+    """The Vega-Lite version the specs are written in ("6.4"; vega_lite.py's, which is Altair's),
+    which the bundle and the SVGs use too."""
+    return ".".join(SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
 
 @lru_cache(maxsize=4)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from functools import cache
 
-from leaderboard.render.altair_import import alt
+from leaderboard.render import vega_lite as alt
 from leaderboard.render.chart_points import units
 from leaderboard.render.charts import (
     Chart,

@@ -29,7 +29,6 @@ from leaderboard.render import (
     sqlpage,
 )
 from leaderboard.render import prices as site_prices
-from leaderboard.render.altair_import import unchecked
 from leaderboard.render.clone import Clone, prune
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
@@ -80,8 +79,7 @@ def _render_site(
     writer.reuse = PageReuse(out, folder_beside(out) / MANIFEST, found)
     writer.previous = out if out.is_dir() else None
     try:
-        with unchecked():
-            _render(writer, db, project, out)
+        _render(writer, db, project, out)
         writer.painter.finish()  # the charts drawn beside the pages, written
         sitemap.write_sitemap(writer)  # last: it lists every page written
         writer.flush()
