@@ -10,13 +10,13 @@ import math
 from itertools import chain
 from typing import TYPE_CHECKING
 
-import duckdb
 import orjson
 
 from leaderboard.plain_tables import kind_name
 from leaderboard.schema_tables import Table, metadata, sqlalchemy_metadata
 
 if TYPE_CHECKING:
+    import duckdb
     import sqlalchemy as sa
 
 

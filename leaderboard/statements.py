@@ -5,13 +5,23 @@ refusal that says why (no statement, several, or one that writes). No regular ex
 from __future__ import annotations
 
 import json
+from functools import cache
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:
+    import duckdb
 
-# The kinds of statement a query may be: SELECT covers WITH, FROM-first, VALUES, DESCRIBE,
-# SHOW and SUMMARIZE, which DuckDB's parser turns into selects.
-READ_ONLY = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 ALLOWED = "SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN"
+
+
+@cache
+def read_only() -> frozenset[duckdb.StatementType]:
+    """The kinds of statement a query may be: SELECT covers WITH, FROM-first, VALUES, DESCRIBE,
+    SHOW and SUMMARIZE, which DuckDB's parser turns into selects. (DuckDB is imported where it is
+    used: a build's own process never needs it, its database's process does.)"""
+    import duckdb
+
+    return frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
 
 class EmptyQuery(ValueError):
@@ -37,6 +47,8 @@ def single_statement(sql: str) -> str:
     word; a trailing ';' and comment kept). Raises EmptyQuery, RefusedQuery, or duckdb.ParserException
     with DuckDB's own message (the caret under the bad word included) for SQL it cannot read;
     UndecodableQuery for SQL that is not UTF-8, NulInQuery for SQL holding a NUL character."""
+    import duckdb
+
     _check_utf8(sql)
     _check_no_nul(sql)
     statements = duckdb.extract_statements(sql)
@@ -48,7 +60,7 @@ def single_statement(sql: str) -> str:
             "(run them one at a time)"
         )
     (statement,) = statements
-    if statement.type not in READ_ONLY:
+    if statement.type not in read_only():
         raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {_kind(statement)}")
     if written := _written_in_with(statement):
         raise RefusedQuery(f"only a single read-only query ({ALLOWED}) is allowed, not {written} inside WITH")
@@ -56,7 +68,7 @@ def single_statement(sql: str) -> str:
         explained = _explained(statement.query)
         change = None
         if explained is not None:
-            change = _kind(explained) if explained.type not in READ_ONLY else _written_in_with(explained)
+            change = _kind(explained) if explained.type not in read_only() else _written_in_with(explained)
         if change:
             raise RefusedQuery(
                 f"only a single read-only query ({ALLOWED}) is allowed: EXPLAIN of {change} "
@@ -100,6 +112,8 @@ def _written_in_with(statement) -> str | None:
     parse tree (json_serialize_sql), where such a body is an INSERT_QUERY_NODE, DELETE_QUERY_NODE,
     ...; the reading ones are SELECT_NODE, SET_OPERATION_NODE and the CTE nodes. A cursor of
     its own: the default connection is not safe to share between threads."""
+    import duckdb
+
     if statement.type != duckdb.StatementType.SELECT:
         return None
     with duckdb.cursor() as cursor:
@@ -119,6 +133,8 @@ def _written_in_with(statement) -> str | None:
 
 def _explained(query: str):
     """The statement an EXPLAIN [ANALYZE] [(options)] plans, read by DuckDB's tokenizer and parser."""
+    import duckdb
+
     tokens = duckdb.tokenize(query)
     words = [
         query[start:end].strip().upper()
@@ -138,6 +154,8 @@ def _explained(query: str):
 def _kind(statement) -> str:
     """CREATE, DELETE, ... as the statement type's name says it (StatementType.CREATE -> CREATE);
     INSTALL and LOAD, one type to the parser, by the statement's first word."""
+    import duckdb
+
     if statement.type == duckdb.StatementType.LOAD and statement.query.split():
         return statement.query.split(None, 1)[0].upper()
     return str(statement.type).rsplit(".", 1)[-1].replace("_", " ")

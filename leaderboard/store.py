@@ -15,8 +15,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from leaderboard import costs_at
 from leaderboard.cache import read_json, write_json
 from leaderboard.catalog import Catalog
@@ -42,6 +40,7 @@ from leaderboard.schema_tables import (  # noqa: F401 - the tables are part of s
 from leaderboard.statements import EmptyQuery, RefusedQuery, single_statement  # noqa: F401
 
 if TYPE_CHECKING:
+    import duckdb
     import sqlalchemy as sa
 
 
@@ -232,6 +231,8 @@ def _make_file(
     """In Staged's child: the tables filled in memory, then written to `temporary` in one copy
     (DuckDB writes a file filled in memory faster than one filled in place); each table's digest,
     and what `then` returns."""
+    import duckdb
+
     duck = duckdb.connect()
     try:
         # In one call: the 200 statements create_all() runs one by one.
@@ -261,6 +262,8 @@ def kept_ddl(path: Path | None) -> str:
     and the versions of SQLAlchemy, its DuckDB dialect and DuckDB that compiled it: compiling it
     takes a build a tenth of a second."""
     from importlib.metadata import version
+
+    import duckdb
 
     versions = [version("sqlalchemy"), version("duckdb-engine"), duckdb.__version__]
     stored = read_json(path)
@@ -328,6 +331,8 @@ def connect(db: str | Path) -> duckdb.DuckDBPyConnection:
     other databases, extensions) and locks its configuration. A plain duckdb.connect(path,
     read_only=True) in the same process opens the file as usual, before or after.
     """
+    import duckdb
+
     path = Path(db)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path}: run 'leaderboard build' first")
@@ -374,6 +379,8 @@ def streaming(
     SQL that DuckDB's parser cannot read goes to the server as given: it runs in a read-only
     transaction, sent through the extended protocol, which runs one statement at most. Any
     failure of the database is a QueryFailed with the database's own message."""
+    import duckdb
+
     server = is_url(db)
     try:
         statement = single_statement(sql)
@@ -400,6 +407,8 @@ def _query_errors() -> tuple[type[Exception], ...]:
     driver (optional) and SQLAlchemy are imported only when a server database is opened, and none
     of their errors can come before that: not importing them saves every command a tenth of a
     second or more."""
+    import duckdb
+
     driver, alchemy = sys.modules.get("psycopg"), sys.modules.get("sqlalchemy.exc")
     return (
         duckdb.Error,

@@ -3,6 +3,7 @@
 
 import json
 import os
+import shutil
 import threading
 
 import duckdb
@@ -126,6 +127,23 @@ def test_a_rebuild_moves_in_what_the_databases_process_wrote_and_leaves_no_folde
     after = (built / "site" / "data" / "results.csv").read_bytes()
     assert after != before and b"acme-eight" in after
     assert sorted(p.name for p in cache.glob("downloads.*")) == [live.name]
+
+
+def test_a_project_sharing_the_cache_gets_its_downloads_from_the_databases_process(built, tmp_path, monkeypatch):
+    """A cache shared by two projects ($LEADERBOARD_CACHE) holds the other project's manifest: its
+    downloads' keys are this build's too, but its files are not this site's. The database's
+    process writes them all the same; the build exports nothing itself."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("catalog", "submissions"):
+        shutil.copytree(built / name, other / name)
+    exported_here = []
+    monkeypatch.setattr(downloads, "_write_here", lambda *args: exported_here.append(args[3]))
+    rebuild(other)
+    assert exported_here == []
+    assert (other / "site" / "data" / "results.csv").read_bytes() == (
+        built / "site" / "data" / "results.csv"
+    ).read_bytes()
 
 
 def test_the_pages_that_name_the_downloads_tables_are_written_before_the_downloads_end(built, monkeypatch):

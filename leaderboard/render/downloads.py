@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from leaderboard import cache, costs_at, loading, store
 from leaderboard.cache import folder_beside
 from leaderboard.forked import Forked
 from leaderboard.render import exports
 from leaderboard.render.exports import TABLES, identifier, literal
-from leaderboard.render.reuse import MANIFEST
+from leaderboard.render.reuse import MANIFEST, file_identity
 
 if TYPE_CHECKING:
+    import duckdb
+
     from leaderboard.render.model import Board
     from leaderboard.render.writer import SiteWriter
 
@@ -59,10 +59,8 @@ class Preparing:
 
     def __call__(self, connection: duckdb.DuckDBPyConnection, known: dict[str, str | None]) -> Prepared:
         stored = cache.read_json(self.manifest).get("pages", {})
-        before = {
-            relative: recorded[0] for relative, recorded in stored.items() if isinstance(recorded, list) and recorded
-        }
         plan = exports.plan(connection, RESULT_COLUMNS, known)
+        before = {relative: self._previous_key(stored, relative) for relative in plan.keys}
         prepared = Prepared(self.folder, plan.keys, plan.tables, plan.content)
         shutil.rmtree(self.folder, ignore_errors=True)
         (self.folder / "data").mkdir(parents=True)
@@ -90,6 +88,19 @@ class Preparing:
             prepared.written.add(arrow)
             prepared.from_previous[arrow] = parquet
         return prepared
+
+    def _previous_key(self, stored: dict, relative: str) -> str | None:
+        """The key the previous site's file of a download was made from, when that file is the one
+        the manifest recorded: a cache may be shared ($LEADERBOARD_CACHE), and its manifest then
+        describe another project's site, whose downloads this build would not write, and so export
+        in its own process. (The build checks each kept file again: reuse.PageReuse.unchanged.)"""
+        recorded = stored.get(relative)
+        if not isinstance(recorded, list) or len(recorded) != 3:
+            return None
+        try:
+            return recorded[0] if file_identity(self.previous / relative) == recorded[2] else None
+        except OSError:
+            return None
 
     def discard(self) -> None:
         """What the build did not move into its site."""
@@ -133,6 +144,8 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
         content = prepared.content  # its tables are every table: the pages' thread set site.tables
         missing = _move_in(site, prepared, kept)
     if missing is None or missing:
+        import duckdb  # only here: a build's process never needs it otherwise
+
         spill = folder_beside(previous if previous is not None else target) / "duckdb-spill"
         config = {"memory_limit": EXPORT_MEMORY, "temp_directory": str(spill)}
         with duckdb.connect(config=config) as connection:
@@ -213,6 +226,8 @@ def _record(site: SiteWriter, relative: str, key: str) -> None:
 
 def database_digest(path: Path) -> str:
     """A hash of every table of a DuckDB file (see exports.table_digests)."""
+    import duckdb
+
     with duckdb.connect() as connection:
         connection.execute(f"ATTACH {literal(path)} AS digested (READ_ONLY)")
         connection.execute("USE digested")
@@ -237,15 +252,21 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
             site.keep(DATABASE)
             return
         # (`content` may hold digests of rows as loaded: both files are hashed by DuckDB here.)
-        if (
-            DATABASE not in site.reuse.old
-            and previous.is_file()
-            and database_digest(previous) == database_digest(target)
-        ):
+        if DATABASE not in site.reuse.old and previous.is_file() and _same_tables(previous, target):
             shutil.copyfile(previous, target)  # no manifest (first rebuild, cache deleted): compare the files
         site.reuse.record(DATABASE, key, target.read_bytes(), target)
-    except (OSError, duckdb.Error):
+    except OSError:
         pass  # an unreadable previous file only means a new one is shipped
+
+
+def _same_tables(previous: Path, target: Path) -> bool:
+    """Whether two DuckDB files hold the same tables and rows; False when one cannot be read."""
+    import duckdb
+
+    try:
+        return database_digest(previous) == database_digest(target)
+    except duckdb.Error:
+        return False
 
 
 def _attach_target(connection: duckdb.DuckDBPyConnection, target: Path) -> None:
@@ -257,6 +278,8 @@ def _storage_copy(db: Path, target: Path) -> None:
     """The database file again, every table and key, in store.STORAGE_VERSION's format: its bytes
     when it is already in that format with nothing left in a write-ahead log (as every file a
     build writes is), else copied table by table by DuckDB."""
+    import duckdb
+
     with duckdb.connect() as connection:
         connection.execute(f"ATTACH {literal(db)} AS site_source (READ_ONLY)")
         (tags,) = connection.execute(
@@ -284,6 +307,7 @@ def before_thread(db: str | Path) -> None:
 
 def _duckdb_copy(target: Path, db: str) -> None:
     """A server database has no file to ship: copy every table into a DuckDB file."""
+    import duckdb
     import pyarrow as pa
 
     with store.reading(db) as query, duckdb.connect() as connection:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from leaderboard import store
 from leaderboard.normalize import TIERS
 from leaderboard.render.model import RESULT_ORDER
+
+if TYPE_CHECKING:
+    import duckdb
 
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -155,6 +157,8 @@ def combined(tables: dict[str, list]) -> str:
 def _key(relative: str, how: object, reads: list[str], tables: dict[str, list]) -> str:
     """What a download is made from: its query and options, the digests of the tables it reads,
     and the versions of the writers (a new one may write other bytes)."""
+    import duckdb
+
     text = json.dumps([relative, how, [tables.get(t) for t in reads], duckdb.__version__], sort_keys=True)
     return "export " + hashlib.sha256(text.encode()).hexdigest()
 

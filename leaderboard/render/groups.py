@@ -25,11 +25,12 @@ def write_pages(site: SiteWriter) -> None:
 
 def _grouped(rows: list[dict], data: SiteData) -> list[dict]:
     """Rows grouped by board and division (never ranked across them), in board order."""
-    order = {b.key: i for i, b in enumerate(data.boards)}
+    order = data.board_order
     groups: dict[tuple, dict] = {}
     for row in rows:
-        board = data.boards[order[f"{row['round']}/{row['benchmark']}"]]
-        key = (order[board.key], list(board.divisions).index(row["division"]))
+        place = order[f"{row['round']}/{row['benchmark']}"]
+        board = data.boards[place]
+        key = (place, list(board.divisions).index(row["division"]))
         group = groups.setdefault(
             key,
             {"board": board, "division": row["division"], "rows": [], "size": len(board.divisions[row["division"]])},

@@ -188,6 +188,11 @@ class SiteData:
         """The newest submission date: the only date a build writes (keeps builds deterministic)."""
         return max((r["date"] for r in self.results), default="1970-01-01")
 
+    @cached_property  # asked on each of hundreds of accelerator and submitter pages
+    def board_order(self) -> dict[str, int]:
+        """Each board's place in `boards`, by its key ("<round>/<benchmark>")."""
+        return {b.key: i for i, b in enumerate(self.boards)}
+
 
 def _rows(query, sql: str, texts: dict[str, str] | None = None, kind: type = dict) -> list[dict]:
     """Rows as dicts; equal texts share one object (`texts`), as the same names, ids and

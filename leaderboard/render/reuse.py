@@ -129,7 +129,7 @@ class PageReuse:
         """A page drawn afresh: its key, its content's hash (`content_digest` when already
         known) and the identity of the file written."""
         try:
-            self.new[relative] = [key, content_digest or cache.digest(content), _identity(written)]
+            self.new[relative] = [key, content_digest or cache.digest(content), file_identity(written)]
         except OSError:
             pass
 
@@ -170,7 +170,7 @@ class PageReuse:
         identity when it is the same, else read and hashed: a rebuild keeps the site's copy
         without reading it again."""
         name = os.path.abspath(path)
-        identity = _identity(path, follow_symlinks=True)  # an installed bundle may be linked in
+        identity = file_identity(path, follow_symlinks=True)  # an installed bundle may be linked in
         recorded = self.old_sources.get(name)
         if isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == identity:
             found = recorded[1]
@@ -207,13 +207,13 @@ def _identities(previous: Path, pages: dict) -> dict[str, list[int]]:
     found = {}
     for relative in pages:
         try:
-            found[relative] = _identity(previous / relative)
+            found[relative] = file_identity(previous / relative)
         except (OSError, ValueError):  # ValueError: a name with a NUL in a corrupt manifest
             pass
     return found
 
 
-def _identity(path: Path, follow_symlinks: bool = False) -> list[int]:
+def file_identity(path: Path, follow_symlinks: bool = False) -> list[int]:
     """What changes when a file is written or replaced: size, modification time, inode.
     Anything but a regular file (a link put in the site, say) is never reused; `follow_symlinks`:
     a link's target's."""

@@ -3,8 +3,6 @@ past 50,000 addresses) and robots.txt naming it."""
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
-
 from leaderboard.render.writer import SiteWriter
 
 SITEMAP = "sitemap.xml"
@@ -38,6 +36,8 @@ def sitemap_files(base_url: str, urls: list[str], lastmod: str, limit: int = SIT
 
 
 def _sitemap_xml(root: str, item: str, locations: list[str], lastmod: str) -> str:
+    from xml.sax.saxutils import escape  # imports urllib.request: only for a site with a base URL
+
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<{root} xmlns="{SITEMAP_NS}">']
     lines += [f"<{item}><loc>{escape(loc)}</loc><lastmod>{lastmod}</lastmod></{item}>" for loc in locations]
     lines.append(f"</{root}>")
