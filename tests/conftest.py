@@ -72,6 +72,26 @@ def run_cli(*args: str, cwd: Path, timeout: float = 300, env: dict | None = None
     return Run(done.returncode, done.stdout, done.stderr)
 
 
+def modules_a_build_imports(project: Path) -> set[str]:
+    """`leaderboard build -q` run in a fresh interpreter in `project`: the top-level packages its
+    own process imported (not its child processes'). The build must succeed."""
+    script = (
+        "import sys\n"
+        "from leaderboard.cli import main\n"
+        "sys.argv = ['leaderboard', 'build', '-q']\n"
+        "code = 0\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as end:\n"
+        "    code = end.code or 0\n"
+        "print(code, ' '.join(sorted({name.split('.')[0] for name in sys.modules})))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=600)
+    code, _, modules = run.stdout.splitlines()[-1].partition(" ") if run.stdout else ("", "", "")
+    assert run.returncode == 0 and code == "0", run.stdout + run.stderr
+    return set(modules.split())
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project folder with the shipped catalog and submissions."""
