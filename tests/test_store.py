@@ -825,6 +825,28 @@ def test_a_staged_database_whose_file_cannot_be_written_says_so_and_leaves_nothi
     assert list(folder.iterdir()) == []
 
 
+def test_a_staged_databases_process_yields_the_processor_to_the_build(built, tmp_path):
+    """The database's process runs at a lower priority than the build's own, whose pages are the
+    longer path, as the drawing workers do; the build's own priority is left as it was."""
+    import os
+
+    from leaderboard import store
+    from leaderboard.rows import table_rows
+    from leaderboard.validate import validate_paths
+
+    validation = validate_paths([built / "submissions"], built / "catalog")
+    rows = table_rows(validation.entries, validation.catalog, base=built)
+    own = os.nice(0)
+    staged = store.Staged(
+        tmp_path / "staged.duckdb", store.tables(validation.catalog, rows), then=lambda *_: os.nice(0)
+    )
+    try:
+        assert staged.then_result == min(own + store.DATABASE_NICENESS, 19) > own
+    finally:
+        staged.close()
+    assert os.nice(0) == own
+
+
 def test_a_staged_database_that_cannot_be_filled_says_so_where_its_file_is_asked_for(tmp_path):
     """A build's database is filled by a process of its own while the site is drawn from its rows:
     a row DuckDB refuses is raised where the build asks for the file, and nothing is left behind."""
