@@ -1,9 +1,9 @@
 """The charts' static SVGs (vl-convert) and the Vega JavaScript bundle: drawn in worker processes
 while the pages are rendered, and kept in a cache by content so a rebuild redraws only what changed.
 
-Only the standard library, orjson, vl_convert and the package's own __init__ are imported here: a
-worker process imports nothing of the site's (no Altair, no Jinja2), so it starts in a fraction
-of a second.
+Only the standard library, orjson, vl_convert, the package's own __init__ and vega_lite.py (its
+schema's version) are imported here: a worker process imports nothing of the site's (no Jinja2),
+so it starts in a fraction of a second.
 """
 
 from __future__ import annotations
