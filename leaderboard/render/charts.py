@@ -161,7 +161,8 @@ def _named(datasets: dict[str, list], name: str, values: list[dict]) -> alt.Name
 @dataclass(frozen=True)
 class Layers:
     """Charts drawn one over the other, each with its data named in its layer (alt.layer gives
-    data every layer shares once, on top). No shared encoding or parameters: use alt.layer."""
+    data every layer shares once, on top). No shared encoding or parameters: use alt.layer. Not
+    vega_lite.LayerChart: it puts together Altair's charts too (tests/test_vega_lite.py)."""
 
     charts: tuple[alt.Chart, ...]
 

@@ -27,7 +27,7 @@ SHORTHAND = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):([QNOT])")
 def plain(value: Any) -> Any:
     """`value` as Vega-Lite JSON: this module's objects by their to_dict(), dicts and lists copied
     (a finished spec is changed in place by the chart modules; nothing is shared between specs)."""
-    if isinstance(value, (_Properties, Chart, LayerChart)):
+    if isinstance(value, _Properties):
         return value.to_dict()
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
