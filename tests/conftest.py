@@ -31,6 +31,22 @@ def shared_chart_cache(tmp_path_factory):
         os.environ["LEADERBOARD_CACHE"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_drawing_server():
+    """No build of the tests starts a drawing server that outlives it (render/drawing_server.py):
+    hundreds of builds in temporary folders would leave one behind for ten minutes. Its own tests
+    (test_drawing_server.py) allow it, each in a folder of its own."""
+    from leaderboard.render.drawing_server import IDLE_ENV
+
+    previous = os.environ.get(IDLE_ENV)
+    os.environ[IDLE_ENV] = "0"
+    yield
+    if previous is None:
+        os.environ.pop(IDLE_ENV, None)
+    else:
+        os.environ[IDLE_ENV] = previous
+
+
 @dataclass
 class Run:
     code: int

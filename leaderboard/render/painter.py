@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -121,7 +122,8 @@ def draw(static: dict, vl_version: str) -> str:
     return _stable_ids(_vl_convert(vl_version).vegalite_to_svg(static, vl_version=vl_version))
 
 
-def _bundle(vl_version: str) -> str:
+def bundle_text(vl_version: str) -> str:
+    """The Vega JavaScript bundle the site's live charts use (runs in a worker)."""
     return _vl_convert(vl_version).javascript_bundle(vl_version=vl_version)
 
 
@@ -209,7 +211,7 @@ class Painter:
         self._paint(f"svg/{svg_key(static, self.vl_version)}.svg", draw, (static, self.vl_version), deliver)
 
     def bundle(self, deliver: Callable[[str], None]) -> None:
-        self._paint(_bundle_name(self.vl_version), _bundle, (self.vl_version,), deliver)
+        self._paint(_bundle_name(self.vl_version), bundle_text, (self.vl_version,), deliver)
 
     def _paint(self, name: str, job: Callable[..., str], args: tuple, deliver: Callable[[str], None]) -> None:
         cached = _cache_get(name)
@@ -242,10 +244,38 @@ class Painter:
         about as long to start as ten drawings (vl-convert's first one is half a second): a
         rebuild that draws a few charts starts one, not one a core beside its own two processes."""
         if not self._pools:
-            self._pools.append(_Workers(1))
+            self._pools.append(_first_workers(self.vl_version))
         elif len(self._pools) == 1 and self.workers > 1 and self._pools[0].waiting >= MORE_WORKERS_FROM:
             self._pools.append(_Workers(self.workers - 1))
         return min(self._pools, key=lambda pool: pool.waiting / pool.size).submit(job, args)
+
+
+def _first_workers(vl_version: str):
+    """The first worker: the drawing server, ready from build to build (drawing_server.py), else,
+    without one, a worker process of the build's own."""
+    from leaderboard.render import drawing_server
+
+    idle = drawing_server.idle_seconds()
+    path = server_socket(vl_version) if idle > 0 else None
+    if path is None:
+        return _Workers(1)
+    jobs = {draw: "svg", bundle_text: "bundle"}
+    return drawing_server.Served(path, idle, __name__, jobs, lambda: _Workers(1))
+
+
+def server_socket(vl_version: str) -> Path | None:
+    """The drawing server's socket for this renderer, interpreter and drawing code (none: no server)."""
+    from leaderboard.render import drawing_server
+
+    return drawing_server.socket_path([renderer_version(vl_version), sys.executable], [Path(__file__), FONTS_CONF])
+
+
+def _serve(path: Path, idle: float) -> None:
+    """The drawing server's process (drawing_server.serve): this module's drawings, by name."""
+    from leaderboard.render import drawing_server
+
+    vl_version = vega_lite_version()
+    drawing_server.serve(path, idle, {"svg": draw, "bundle": bundle_text}, lambda: _vl_convert(vl_version))
 
 
 # How many drawings wait before the build starts its other workers (see Painter._submit).
@@ -324,3 +354,9 @@ def _cache_put(name: str, text: str) -> None:
         os.replace(temporary, target)
     except OSError:
         pass
+
+
+if __name__ == "__main__":  # python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS
+    if len(sys.argv) != 4 or sys.argv[1] != "serve":
+        sys.exit("usage: python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS")
+    _serve(Path(sys.argv[2]), float(sys.argv[3]))

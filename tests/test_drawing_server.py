@@ -1,0 +1,173 @@
+"""The drawing server that outlives a build (render/drawing_server.py): the same bytes as a drawing
+in this process, one server kept ready from build to build, its end when idle or stopped, a
+failure told to the build, and the build drawing on its own whenever the server cannot serve."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from conftest import processes_left
+from test_painter import dots
+
+from leaderboard.render import drawing_server, painter
+
+VL_VERSION = painter.vega_lite_version()
+
+
+@pytest.fixture
+def runtime(monkeypatch):
+    """A private folder of its own for the servers (a short path: a socket's is at most 107 bytes),
+    servers allowed (the other tests' builds start none), every server stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="lb-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    monkeypatch.setenv(drawing_server.IDLE_ENV, "60")
+    monkeypatch.setenv("LEADERBOARD_CACHE", str(folder / "cache"))  # nothing drawn before
+    yield folder
+    stopped = drawing_server.stop_servers()
+    assert not processes_left(stopped, 10)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def draw_all(specs: list[dict], workers: int = 2) -> tuple[list[str], painter.Painter]:
+    delivered: list[tuple[int, str]] = []
+    drawer = painter.Painter(VL_VERSION, workers=workers)
+    for i, spec in enumerate(specs):
+        drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
+    pools = list(drawer._pools)
+    drawer.finish()
+    assert [i for i, _ in delivered] == list(range(len(specs)))
+    return [svg for _, svg in delivered], pools
+
+
+def server_pid() -> int | None:
+    path = painter.server_socket(VL_VERSION)
+    return drawing_server.holder(path)
+
+
+def test_the_server_draws_the_same_bytes_and_stays_ready_for_the_next_build(runtime):
+    specs = [dots([f"served {i}", f"other {i}"]) for i in range(3)]
+    drawn, pools = draw_all(specs)
+    assert [type(pool).__name__ for pool in pools] == ["Served"]
+    assert drawn == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
+    first = server_pid()
+    assert first, "no server holds the socket after the build"
+    # The next build's drawings (not in the cache) go to the same server, already started.
+    more = [dots([f"next {i}"]) for i in range(2)]
+    drawn, pools = draw_all(more)
+    assert [type(pool).__name__ for pool in pools] == ["Served"] and server_pid() == first
+    assert drawn == [painter.draw(painter.static_spec(s), VL_VERSION) for s in more]
+    # Only the user may reach it: the socket is in a folder no one else may open.
+    folder = painter.server_socket(VL_VERSION).parent
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+
+
+def test_the_server_ends_when_idle_and_removes_its_socket(runtime, monkeypatch):
+    monkeypatch.setenv(drawing_server.IDLE_ENV, "1")
+    draw_all([dots(["idle"])])
+    pid = server_pid()
+    assert pid
+    assert not processes_left([pid], 15), "the idle server did not end"
+    assert not painter.server_socket(VL_VERSION).exists()
+
+
+def test_a_stopped_server_is_started_again_and_a_stale_socket_does_not_stop_it(runtime):
+    draw_all([dots(["one"])])
+    first = server_pid()
+    assert drawing_server.stop_servers(painter.server_socket(VL_VERSION)) == [first]
+    assert server_pid() is None
+    # A socket file left by a server that was killed (nothing listens on it).
+    path = painter.server_socket(VL_VERSION)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))
+    stale.close()
+    drawn, pools = draw_all([dots(["two"])])
+    assert drawn == [painter.draw(painter.static_spec(dots(["two"])), VL_VERSION)]
+    assert server_pid() not in (None, first)
+
+
+def test_a_failed_drawing_is_told_to_the_build_and_the_server_goes_on(runtime):
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    delivered: list[str] = []
+    drawer.svg(dots(["fine"]), delivered.append)
+    drawer.svg({"mark": "no-such-mark", "data": {"values": []}}, delivered.append)
+    with pytest.raises(RuntimeError, match="the drawing server failed to draw a chart: .*conversion failed"):
+        drawer.finish()
+    assert len(delivered) == 1 and drawer._pools == []
+    pid = server_pid()
+    drawn, _ = draw_all([dots(["after"])])
+    assert server_pid() == pid and ">after</text>" in drawn[0]
+
+
+def test_a_server_killed_during_a_build_leaves_the_drawings_to_the_builds_workers(runtime):
+    draw_all([dots(["before"])])
+    pid = server_pid()
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    delivered: list[str] = []
+    drawer.svg(dots(["first"]), delivered.append)
+    os.kill(pid, 9)  # no time to say anything: the connection breaks
+    specs = [dots([f"after {i}"]) for i in range(3)]
+    for spec in specs:
+        drawer.svg(spec, delivered.append)
+    drawer.finish()
+    assert delivered[1:] == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
+    assert ">first</text>" in delivered[0]
+
+
+@pytest.mark.parametrize("how", ["open to others", "a link", "path too long"])
+def test_without_a_private_folder_the_build_draws_in_its_own_workers(runtime, monkeypatch, how):
+    if how == "open to others":
+        folder = runtime / "open"
+        folder.mkdir(mode=0o777)
+        folder.chmod(0o777)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+        (folder / "leaderboard").mkdir(mode=0o777)
+        (folder / "leaderboard").chmod(0o777)
+    elif how == "a link":
+        real = runtime / "real"
+        (real / "leaderboard").mkdir(parents=True, mode=0o700)
+        link = runtime / "linked"
+        link.mkdir()
+        (link / "leaderboard").symlink_to(real / "leaderboard")
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(link))
+    else:
+        deep = runtime / ("d" * 90)
+        deep.mkdir()
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    assert painter.server_socket(VL_VERSION) is None
+    spec = dots([how])
+    drawn, pools = draw_all([spec])
+    assert [type(pool).__name__ for pool in pools] == ["_Workers"]
+    assert drawn == [painter.draw(painter.static_spec(spec), VL_VERSION)]
+
+
+def test_no_server_when_the_idle_time_is_zero(runtime, monkeypatch):
+    monkeypatch.setenv(drawing_server.IDLE_ENV, "0")
+    _, pools = draw_all([dots(["none"])])
+    assert [type(pool).__name__ for pool in pools] == ["_Workers"]
+    assert server_pid() is None
+
+
+def test_a_second_server_for_the_same_socket_ends_at_once(runtime):
+    draw_all([dots(["first"])])
+    pid = server_pid()
+    path = painter.server_socket(VL_VERSION)
+    started = time.monotonic()
+    second = drawing_server.start(path, 60, "leaderboard.render.painter")
+    assert second.wait(30) == 0 and time.monotonic() - started < 30
+    assert server_pid() == pid and drawing_server._connect(path) is not None
+
+
+def test_a_failure_in_handing_a_drawing_over_is_raised_not_waited_for(runtime):
+    """Whatever goes wrong on the connection's thread ends the drawing's future: a build never waits forever."""
+    served = drawing_server.Served(painter.server_socket(VL_VERSION), 60, painter.__name__, {}, lambda: None)
+    future = served.submit(painter.draw, (painter.static_spec(dots(["x"])), VL_VERSION))
+    with pytest.raises(KeyError):
+        future.result(timeout=30)
+    served.shutdown()
