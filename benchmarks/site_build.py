@@ -203,6 +203,9 @@ def markdown(m: dict) -> list[str]:
     cold, single, changed, unchanged = (best(m[k]) for k in ("cold", "single", "changed", "unchanged"))
     memory = m["memory"]
     peak = max(v.peak_mib for values in memory.values() for v in values)
+    # The cold build started the server, so its tree held it; the rebuilds' trees did not.
+    rebuilt = max(v.peak_mib for kind in ("changed", "unchanged") for v in memory[kind])
+    with_server = max(peak, rebuilt + m["server_mib"])
 
     def row(label: str, kind: str, target: str) -> str:
         b = best(m[kind])
@@ -218,7 +221,7 @@ def markdown(m: dict) -> list[str]:
         f"Machine: {m['machine']}. `benchmarks/site_build.py`: `leaderboard build` of the {m['results']:,} "
         f"shipped submission files into {m['pages']:,} pages ({m['files']:,} files, {m['bytes'] / 2**20:,.1f} MiB), "
         f"each build in its own process, best of {m['repeat']} (every run in brackets); CPU is user + system "
-        "seconds of the build and its worker processes. Memory comes from one more build of each kind: the peak "
+        "seconds of the build and its worker processes, and the drawing server's meanwhile. Memory comes from one more build of each kind: the peak "
         "total PSS of the process tree, sampled every 50 ms (that build's time in brackets: the sampling slows it, "
         "so the timed builds are not sampled).",
         "",
@@ -231,10 +234,10 @@ def markdown(m: dict) -> list[str]:
         "",
         f"- Worker processes against none, side by side: {single.seconds / cold.seconds:.2f}x less time "
         f"({single.seconds:.1f} s against {cold.seconds:.1f} s) for {cold.cpu / single.cpu:.2f}x the CPU.",
-        f"- Peak memory of any build: {peak:,.0f} MiB; target under 1 GB (954 MiB): {met(peak, 954)}. "
-        f"The drawing server, which outlives the builds (counted in a build's peak only where that build "
-        f"started it): {m['server_mib']:,.0f} MiB after the last one; with the largest peak, "
-        f"{peak + m['server_mib']:,.0f} MiB ({met(peak + m['server_mib'], 954)}).",
+        f"- Peak memory of any build: {peak:,.0f} MiB. The drawing server, which outlives the builds, "
+        f"is in the process tree of the cold build that started it, not in the rebuilds': "
+        f"{m['server_mib']:,.0f} MiB after the last one; added to the rebuilds' peaks, the largest is "
+        f"{with_server:,.0f} MiB; target under 1 GB (954 MiB): {met(with_server, 954)}.",
         f"- {m['pages']:,} pages in {cold.seconds:.1f} s: {m['pages'] / cold.seconds:,.0f} pages a second, "
         f"cold, charts included.",
         f"- Largest page `{m['largest_page']}`, {m['largest_bytes'] / 2**20:.2f} MiB "

@@ -171,3 +171,15 @@ def test_a_failure_in_handing_a_drawing_over_is_raised_not_waited_for(runtime):
     with pytest.raises(KeyError):
         future.result(timeout=30)
     served.shutdown()
+
+
+def test_a_server_ends_once_it_has_drawn_its_most_and_the_build_is_done(runtime):
+    """vl-convert's memory grows with what it drew: a server ends after MOST_DRAWINGS, once no build is
+    connected (never in the middle of one), and the next build starts another."""
+    path = painter.server_socket(VL_VERSION)
+    server = drawing_server.start(path, 60, painter.__name__, most=2)
+    drawn, _ = draw_all([dots([f"most {i}"]) for i in range(3)])  # past its most: the build is served to the end
+    assert len(drawn) == 3 and all("<svg" in svg for svg in drawn)
+    assert server.wait(30) == 0 and not path.exists()
+    draw_all([dots(["next"])])
+    assert server_pid() not in (None, server.pid)

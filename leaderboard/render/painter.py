@@ -270,12 +270,12 @@ def server_socket(vl_version: str) -> Path | None:
     return drawing_server.socket_path([renderer_version(vl_version), sys.executable], [Path(__file__), FONTS_CONF])
 
 
-def _serve(path: Path, idle: float) -> None:
+def _serve(path: Path, idle: float, most: int) -> None:
     """The drawing server's process (drawing_server.serve): this module's drawings, by name."""
     from leaderboard.render import drawing_server
 
     vl_version = vega_lite_version()
-    drawing_server.serve(path, idle, {"svg": draw, "bundle": bundle_text}, lambda: _vl_convert(vl_version))
+    drawing_server.serve(path, idle, {"svg": draw, "bundle": bundle_text}, lambda: _vl_convert(vl_version), most)
 
 
 # How many drawings wait before the build starts its other workers (see Painter._submit).
@@ -356,7 +356,7 @@ def _cache_put(name: str, text: str) -> None:
         pass
 
 
-if __name__ == "__main__":  # python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS
-    if len(sys.argv) != 4 or sys.argv[1] != "serve":
-        sys.exit("usage: python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS")
-    _serve(Path(sys.argv[2]), float(sys.argv[3]))
+if __name__ == "__main__":  # python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS MOST_DRAWINGS
+    if len(sys.argv) != 5 or sys.argv[1] != "serve":
+        sys.exit("usage: python -m leaderboard.render.painter serve SOCKET IDLE_SECONDS MOST_DRAWINGS")
+    _serve(Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
