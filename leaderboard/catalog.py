@@ -167,6 +167,11 @@ class PriceIndex:
     source: str
     months: dict[str, float]
 
+    @cached_property
+    def in_order(self) -> list[str]:
+        """The months, earliest first (found once: a build asks for each result's cost)."""
+        return sorted(self.months)
+
 
 @dataclass(frozen=True)
 class PeakRate:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from bisect import bisect_right
 from pathlib import Path
 
 from leaderboard.catalog import PriceIndex
@@ -26,12 +27,12 @@ def index_value(index: PriceIndex, month: str) -> float | None:
     """The index for `month`; after the last published month, the last value; before the first, None."""
     if month in index.months:
         return index.months[month]
-    earlier = [m for m in index.months if m <= month]
-    return index.months[max(earlier)] if earlier else None
+    earlier = bisect_right(index.in_order, month)  # how many months are at or before `month`
+    return index.months[index.in_order[earlier - 1]] if earlier else None
 
 
 def latest_month(index: PriceIndex) -> str:
-    return max(index.months)
+    return index.in_order[-1]
 
 
 def dollars_of(result_date: str, price_date: str | None) -> str:
