@@ -237,6 +237,14 @@ def test_deploy_job_alone_may_write_pages():
     assert "make test" in [s.get("run") for s in data["jobs"]["test"]["steps"]]
 
 
+def test_the_published_site_is_drawn_by_its_builds_own_workers():
+    """The site deployed is drawn by the build's own worker processes: no drawing server, which
+    outlives a build, is started or trusted by it (render/drawing_server.py)."""
+    build = workflow("main.yml")["jobs"]["build"]["steps"]
+    step = next(s for s in build if s.get("run") == "make site")
+    assert step["env"]["LEADERBOARD_DRAWING_SERVER_IDLE"] == "0"
+
+
 def test_pre_commit_files():
     hooks = load(ROOT / ".pre-commit-hooks.yaml").data
     assert hooks[0]["id"] == "leaderboard-validate" and hooks[0]["entry"].startswith("leaderboard validate")
