@@ -229,14 +229,15 @@ def _connect_or_start(path: Path, idle: float, module: str) -> socket.socket | N
         connection = _connect(path)
         if connection is not None:
             return connection
-        if started.poll() is not None and _holder(path) is None:
+        if started.poll() is not None and holder(path) is None:
             return None
         time.sleep(0.02)
     return None
 
 
-def _holder(path: Path) -> int | None:
-    """The process id of the server holding `path`'s lock; None when none holds it."""
+def holder(path: Path) -> int | None:
+    """The process id of the server of socket `path` (it holds the lock beside it); None when none
+    does (0: one that has not yet written its id)."""
     try:
         with open(f"{path}.lock", "r+") as lock:
             try:
@@ -251,11 +252,6 @@ def _holder(path: Path) -> int | None:
         return None
 
 
-def holder(path: Path) -> int | None:
-    """The process id of the server of socket `path`; None when none serves it."""
-    return _holder(path)
-
-
 def stop_servers(wanted: Path | None = None) -> list[int]:
     """End this user's drawing servers (the one of socket `wanted`, else every one): their process
     ids. The benchmarks' cold builds start with none."""
@@ -267,7 +263,7 @@ def stop_servers(wanted: Path | None = None) -> list[int]:
         path = lock.with_suffix("")
         if wanted is not None and path != wanted:
             continue
-        pid = _holder(path)
+        pid = holder(path)
         if pid:
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
@@ -281,14 +277,14 @@ def _wait_released(path: Path, seconds: float = 10.0) -> None:
     """Until no server holds `path`'s lock (it ended: a process that ended, even one not yet
     reaped, holds no lock)."""
     deadline = time.monotonic() + seconds
-    while _holder(path) is not None and time.monotonic() < deadline:
+    while holder(path) is not None and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
 def start(path: Path, idle: float, module: str, most: int = MOST_DRAWINGS) -> subprocess.Popen:
-    """The server (`python -m <module> serve SOCKET IDLE MOST`), in a session of its own with no terminal, input or
-    output (a build's caller waiting for its output, a CI job, does not wait for the server),
-    started from the folder the package is in."""
+    """The server (`python -m <module> serve SOCKET IDLE MOST`), in a session of its own with no
+    terminal, input or output (a build's caller waiting for its output, a CI job, does not wait for
+    the server), started from the folder the package is in."""
     package_parent = Path(__file__).resolve().parents[2]
     return subprocess.Popen(
         [sys.executable, "-m", module, "serve", str(path), repr(idle), str(most)],
