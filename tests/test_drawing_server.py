@@ -183,3 +183,40 @@ def test_a_server_ends_once_it_has_drawn_its_most_and_the_build_is_done(runtime)
     assert server.wait(30) == 0 and not path.exists()
     draw_all([dots(["next"])])
     assert server_pid() not in (None, server.pid)
+
+
+HUNG_SERVER = """
+import fcntl, os, socket, sys, time
+path = sys.argv[1]
+lock = open(path + ".lock", "a+")
+fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+lock.seek(0); lock.truncate(); lock.write(str(os.getpid())); lock.flush()
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+listener.listen(4)
+print("ready", flush=True)
+taken = [listener.accept() for _ in range(4)]  # and never answered
+time.sleep(600)
+"""
+
+
+def test_a_server_that_hangs_is_killed_and_the_build_draws_on_its_own(runtime, monkeypatch):
+    """A server that answers nothing would hang every build after it: past ANSWER_SECONDS the build
+    kills it and draws the rest in a worker of its own."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(drawing_server, "ANSWER_SECONDS", 2.0)
+    path = painter.server_socket(VL_VERSION)
+    hung = subprocess.Popen([sys.executable, "-c", HUNG_SERVER, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert hung.stdout.readline().strip() == "ready"
+        specs = [dots([f"hung {i}"]) for i in range(2)]
+        started = time.monotonic()
+        drawn, pools = draw_all(specs)
+        assert [type(pool).__name__ for pool in pools] == ["Served"]
+        assert drawn == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
+        assert hung.wait(30) == -9 and time.monotonic() - started < 60
+    finally:
+        hung.kill()
+        hung.wait()

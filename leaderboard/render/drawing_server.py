@@ -47,6 +47,10 @@ IDLE_ENV = "LEADERBOARD_DRAWING_SERVER_IDLE"
 IDLE_SECONDS = 600
 # How long a build waits for a server it started to take connections before drawing on its own.
 START_SECONDS = 10.0
+# How long a build waits for one answer of the server (a chart takes well under a second; builds
+# sharing the server wait their turn) before it kills the server, taken to hang, and draws the
+# rest in a worker of its own.
+ANSWER_SECONDS = 300.0
 # A server ends once it has drawn this many charts and no build is connected (the next build starts
 # another): vl-convert's memory grows with what it has drawn (160 MB started, 216 MB after half a
 # cold build's 984 charts), and a server's stays bounded.
@@ -170,10 +174,12 @@ class Served:
             try:
                 _relay(connection, self.jobs[job], args, future)
                 return connection
-            except OSError:
+            except OSError as error:
                 connection.close()
                 connection = None
                 self._fallback = self._fallback or self._fallback_pool()
+                if isinstance(error, TimeoutError):  # a server that hangs would hang every build after
+                    _kill(self.path)
         _chain(self._fallback.submit(job, args), future)
         return None
 
@@ -205,13 +211,23 @@ def _chain(source: Future, target: Future) -> None:
 
 
 def _connect(path: Path) -> socket.socket | None:
+    """A connection to the server of `path`, whose every answer is waited for ANSWER_SECONDS at most."""
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         connection.connect(str(path))
     except OSError:
         connection.close()
         return None
+    connection.settimeout(ANSWER_SECONDS)
     return connection
+
+
+def _kill(path: Path) -> None:
+    """End the server of `path` at once (it answered nothing for ANSWER_SECONDS): the next build starts another."""
+    pid = holder(path)
+    if pid:
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _connect_or_start(path: Path, idle: float, module: str) -> socket.socket | None:
