@@ -51,6 +51,18 @@ def server_pid() -> int | None:
     return drawing_server.holder(path)
 
 
+def wait_until_serving(path: Path, pid: int, seconds: float = 30) -> None:
+    """Until the server `pid` holds `path` and takes connections on it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        connection = drawing_server._connect(path) if drawing_server.holder(path) == pid else None
+        if connection is not None:
+            connection.close()
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"server {pid} does not serve {path}")
+
+
 def test_the_server_draws_the_same_bytes_and_stays_ready_for_the_next_build(runtime):
     specs = [dots([f"served {i}", f"other {i}"]) for i in range(3)]
     drawn, pools = draw_all(specs)
@@ -69,11 +81,11 @@ def test_the_server_draws_the_same_bytes_and_stays_ready_for_the_next_build(runt
 
 
 def test_the_server_ends_when_idle_and_removes_its_socket(runtime, monkeypatch):
-    monkeypatch.setenv(drawing_server.IDLE_ENV, "1")
+    monkeypatch.setenv(drawing_server.IDLE_ENV, "5")  # time enough to find it before it ends
     draw_all([dots(["idle"])])
     pid = server_pid()
     assert pid
-    assert not processes_left([pid], 15), "the idle server did not end"
+    assert not processes_left([pid], 20), "the idle server did not end"
     assert not painter.server_socket(VL_VERSION).exists()
 
 
@@ -178,6 +190,7 @@ def test_a_server_ends_once_it_has_drawn_its_most_and_the_build_is_done(runtime)
     connected (never in the middle of one), and the next build starts another."""
     path = painter.server_socket(VL_VERSION)
     server = drawing_server.start(path, 60, painter.__name__, most=2)
+    wait_until_serving(path, server.pid)  # else the build would start a server of its own
     drawn, _ = draw_all([dots([f"most {i}"]) for i in range(3)])  # past its most: the build is served to the end
     assert len(drawn) == 3 and all("<svg" in svg for svg in drawn)
     assert server.wait(30) == 0 and not path.exists()
