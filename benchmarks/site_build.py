@@ -68,11 +68,12 @@ def timed_build(folder: Path, *options: str, sample: bool = False) -> Measure:
     Its CPU includes what the drawing server (render/drawing_server.py) spent meanwhile: the
     server outlives the build, which never waits for it, so the build's own count leaves it out."""
     env = {"LEADERBOARD_CACHE": str(folder / ".leaderboard-cache")}
-    before = server_cpu()
+    before_pid, before_cpu = server_cpu()
     measured = run_measure([PYTHON, "-m", "leaderboard", "build", "-q", *options], cwd=folder, env=env, sample=sample)
     assert measured.code == 0, f"build {options} failed"
-    after = server_cpu()
-    spent = after[1] - (before[1] if before[0] == after[0] else 0.0) if after[0] else 0.0
+    after_pid, after_cpu = server_cpu()
+    # The server's CPU meanwhile: all of it when this build started it.
+    spent = 0.0 if after_pid is None else after_cpu - (before_cpu if before_pid == after_pid else 0.0)
     return dataclasses.replace(measured, cpu=measured.cpu + spent)
 
 
@@ -221,9 +222,9 @@ def markdown(m: dict) -> list[str]:
         f"Machine: {m['machine']}. `benchmarks/site_build.py`: `leaderboard build` of the {m['results']:,} "
         f"shipped submission files into {m['pages']:,} pages ({m['files']:,} files, {m['bytes'] / 2**20:,.1f} MiB), "
         f"each build in its own process, best of {m['repeat']} (every run in brackets); CPU is user + system "
-        "seconds of the build and its worker processes, and the drawing server's meanwhile. Memory comes from one more build of each kind: the peak "
-        "total PSS of the process tree, sampled every 50 ms (that build's time in brackets: the sampling slows it, "
-        "so the timed builds are not sampled).",
+        "seconds of the build and its worker processes, and the drawing server's meanwhile. Memory comes from "
+        "one more build of each kind: the peak total PSS of the process tree, sampled every 50 ms (that build's "
+        "time in brackets: the sampling slows it, so the timed builds are not sampled).",
         "",
         "| build | seconds | CPU s | peak memory | target |",
         "|---|---:|---:|---:|---|",
