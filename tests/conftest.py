@@ -38,13 +38,9 @@ def no_drawing_server():
     (test_drawing_server.py) allow it, each in a folder of its own."""
     from leaderboard.render.drawing_server import IDLE_ENV
 
-    previous = os.environ.get(IDLE_ENV)
-    os.environ[IDLE_ENV] = "0"
-    yield
-    if previous is None:
-        os.environ.pop(IDLE_ENV, None)
-    else:
-        os.environ[IDLE_ENV] = previous
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv(IDLE_ENV, "0")
+        yield
 
 
 @dataclass

@@ -313,8 +313,10 @@ def start(path: Path, idle: float, module: str, most: int = MOST_DRAWINGS) -> su
     )
 
 
-def _send(connection: socket.socket, payload: bytes) -> None:
-    connection.sendall(_LENGTH.pack(len(payload)) + payload)
+def _send(connection: socket.socket, payload: bytes, status: int | None = None) -> None:
+    """A request (`payload` after its length), or an answer (its `status` byte first)."""
+    head = b"" if status is None else bytes([status])
+    connection.sendall(head + _LENGTH.pack(len(payload)) + payload)
 
 
 def _receive(connection: socket.socket) -> tuple[int, bytes]:
@@ -334,13 +336,11 @@ def _exactly(connection: socket.socket, size: int) -> bytes:
 
 
 def _read_request(connection: socket.socket) -> bytes | None:
+    """The next request's payload; None once the build closed the connection."""
     try:
-        head = connection.recv(_LENGTH.size, socket.MSG_WAITALL)
+        return _exactly(connection, _LENGTH.unpack(_exactly(connection, _LENGTH.size))[0])
     except OSError:
         return None
-    if len(head) < _LENGTH.size:
-        return None
-    return _exactly(connection, _LENGTH.unpack(head)[0])
 
 
 # ---- the server's side ----
@@ -440,8 +440,7 @@ def _answer(connection: socket.socket, jobs: dict, drawing: threading.Lock, stat
                     status, text = 0, jobs[name](*args)
             except Exception as error:  # noqa: BLE001 - told to the build, which raises it
                 status, text = 1, f"{type(error).__name__}: {error}"
-            payload = text.encode("utf-8")
-            connection.sendall(bytes([status]) + _LENGTH.pack(len(payload)) + payload)
+            _send(connection, text.encode("utf-8"), status)
             state.drew()
     except OSError:
         pass
