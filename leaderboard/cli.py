@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import click
@@ -177,21 +178,32 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     help="Worker processes that validate files and draw the charts' SVGs (default: one per core; 1: none).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Then build again whenever a submission or the catalog changes, until Ctrl-C (each build as a new "
+    "command would, without starting Python again).",
+)
 def build(
-    submissions: Path,
-    catalog_dir: Path,
-    db: str,
-    out: Path,
-    base_url: str | None,
-    db_only: bool,
-    jobs: int | None,
-    quiet: bool,
+    submissions: Path, catalog_dir: Path, db: str, out: Path, base_url, db_only: bool, jobs, quiet, watch
 ) -> None:
     """Validate everything, then write the database and the site.
 
     Nothing is written when any file is invalid, or when the machine refuses a write (a full
     disk): the previous database and site stay, together.
     """
+    once = partial(_build_once, submissions, catalog_dir, db, None if db_only else out, base_url, jobs, quiet)
+    if watch:
+        from leaderboard.cache import folder_beside
+        from leaderboard.watch import watch_builds
+
+        written = [Path(db), *([out, folder_beside(out)] if not db_only else [])]
+        watch_builds(partial(exit_code, once), [submissions, catalog_dir], written)
+    else:
+        once()
+
+
+def _build_once(submissions: Path, catalog_dir: Path, db: str, out, base_url, jobs, quiet) -> None:
     from leaderboard.build import build as run_build
 
     if not submissions.is_dir():
@@ -202,9 +214,7 @@ def build(
 
     try:
         with _progress(quiet) as progress:
-            outcome = run_build(
-                submissions, catalog_dir, db, None if db_only else out, progress=progress, base_url=base_url, jobs=jobs
-            )
+            outcome = run_build(submissions, catalog_dir, db, out, progress=progress, base_url=base_url, jobs=jobs)
     except (BuildLocked, CommittedCache, CheckFailed) as error:
         raise Failure(str(error)) from None
     except FileChanged as error:
@@ -523,29 +533,38 @@ def _first_line(error: Exception) -> str:
 def run() -> None:
     """Entry point: never a traceback. An unexpected error (a bug) is one line and exit 1;
     LEADERBOARD_DEBUG=1 shows the traceback for a bug report."""
+    _exit(exit_code(partial(main, standalone_mode=True)))
+
+
+def exit_code(command: Callable[[], object]) -> int | str | None:
+    """Run `command` as the entry point runs a command: its exit code, any error said in one line
+    (a click error as click says it, a refused write, a bug)."""
     import os
 
     try:
-        main(standalone_mode=True)
+        command()
     except SystemExit as done:
-        _exit(done.code)
+        return done.code
+    except click.ClickException as error:  # raised by a command run without click's main (watch)
+        error.show()
+        return error.exit_code
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        _exit(130)
+        return 130
     except Exception as error:  # noqa: BLE001 - the last line of defence
         if os.environ.get("LEADERBOARD_DEBUG"):
             raise
         refused = describe(error)  # a full disk, say: not a bug
         if refused is not None:
             click.echo(f"error: {refused}", err=True)
-            _exit(1)
+            return 1
         click.echo(
             f"error: internal error ({type(error).__name__}: {_first_line(error)}); please report it, "
             "with LEADERBOARD_DEBUG=1 for the details",
             err=True,
         )
-        _exit(1)
-    _exit(0)
+        return 1
+    return 0
 
 
 def _exit(code: int | str | None) -> None:

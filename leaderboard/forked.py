@@ -42,7 +42,7 @@ class Forked:
             _run_in_child(parent, writable, function, args)
         os.close(writable)
         self.pid = pid
-        self._pipe = readable
+        self._pipe: int | None = readable
         self._lock = threading.Lock()
         self._outcome: tuple[bool, object] | None = None
 
@@ -59,11 +59,13 @@ class Forked:
 
     def _collect(self) -> tuple[bool, object]:
         chunks = []
-        try:
-            while chunk := os.read(self._pipe, 1 << 16):
-                chunks.append(chunk)
-        finally:
-            os.close(self._pipe)
+        if self._pipe is not None:  # None: a wait for it was interrupted (Ctrl-C), then stop() asked
+            try:
+                while chunk := os.read(self._pipe, 1 << 16):
+                    chunks.append(chunk)
+            finally:
+                os.close(self._pipe)
+                self._pipe = None
         _, status = os.waitpid(self.pid, 0)
         if chunks:
             try:

@@ -88,6 +88,24 @@ def test_stop_ends_a_child_still_at_work():
         os.waitpid(forked.pid, os.WNOHANG)  # reaped, no zombie left
 
 
+def test_stop_after_a_wait_interrupted_ends_the_child():
+    """Ctrl-C while result() waits, then stop() (a watched build stopped midway: watch.py)."""
+    forked = Forked(time.sleep, 60)
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            forked.result()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    forked.stop()
+    with pytest.raises(ChildFailed, match="SIGKILL"):
+        forked.result()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked.pid, os.WNOHANG)  # reaped, no zombie left
+
+
 def test_stop_after_the_result_leaves_it_as_it_was():
     forked = Forked(lambda: 42)
     assert forked.result() == 42

@@ -1,0 +1,179 @@
+"""`leaderboard build --watch`: build, then build again whenever a submission or the catalog
+changes, until Ctrl-C.
+
+Each build runs in a process forked from this one, which imported the code a build needs once
+(WARM): a rebuild starts no interpreter and imports nothing again (about 0.7 s of a rebuild of the
+shipped submissions on 2 cores). Otherwise each build is a fresh `leaderboard build`: it shares
+nothing with the last but the files (the cache, the site, the database), and it is the same code.
+
+Changes are the operating system's file events (watchfiles: inotify on Linux), waited for
+between builds; a change made during a build is found by comparing every input file's size,
+modification time and inode before the build with the same after it. A change to the code (the
+package, the schemas) starts the command again (exec): the code that builds is the code on disk.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import click
+
+from leaderboard.build import LOCK_NAME
+from leaderboard.cache import PACKAGE, SCHEMAS, code_version
+from leaderboard.cli_common import Failure
+from leaderboard.forked import Forked
+
+# What a build imports after the command starts (its own process, and the database's process it
+# forks): imported once by the watching process, so each build forked from it starts with them.
+WARM = (
+    "leaderboard.build",
+    "leaderboard.render.site",
+    "leaderboard.render.downloads",
+    "leaderboard.render.exports",
+    "leaderboard.render.sqlpage",
+    "leaderboard.render.feeds",
+    "leaderboard.render.sitemap",
+    "leaderboard.store",
+    "duckdb",
+    "pyarrow",
+    "pyarrow.parquet",
+    "yaml",
+)
+# How long file events are gathered once one comes (an editor's save is several), in ms.
+STEP_MS = 50
+# How often the wait for events wakes up, in ms: its first wake-up compares the files with the
+# listing taken before the build (a change made during the build).
+WAKE_MS = 250
+
+
+def watch_builds(
+    build: Callable[[], object], inputs: list[Path], outputs: list[Path], code: list[Path] | None = None
+) -> None:
+    """Run `build()` (it returns an exit code and says what it did) in a forked process, then
+    again each time a file under `inputs` changes, until Ctrl-C; files under `outputs` (what the
+    build writes, should it write inside an input folder) are no change. The command starts
+    again when a file under `code` (default: the package and the schemas) changes."""
+    missing = [str(p) for p in inputs if not p.is_dir()]
+    if missing:
+        raise Failure(f"nothing to watch: no folder {', '.join(missing)}")
+    ignored = Ignored(outputs)
+    code = [PACKAGE, SCHEMAS] if code is None else code
+    _warm()
+    try:
+        while True:
+            before = listing([*inputs, *code], ignored)
+            _build_forked(build)
+            click.echo(f"watching {' and '.join(map(str, inputs))} for changes (Ctrl-C stops)", err=True)
+            changed = _wait([*inputs, *code], before, ignored)
+            if any(_under(path, code) for path in changed):
+                click.echo("the code changed: starting again", err=True)
+                _restart()
+            click.echo(f"{_named(changed)} changed: building again", err=True)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+
+
+class Ignored:
+    """What is no change (a watchfiles filter: False for a path to ignore): an editor's and
+    tools' own files (watchfiles' DefaultFilter: swap files, __pycache__, .git), and what the build
+    writes: a path under `outputs`, or beside one under its name (".site.<pid>.tmp", a database's
+    temporary file) and the build's lock."""
+
+    def __init__(self, outputs: Iterable[Path]) -> None:
+        from watchfiles import DefaultFilter
+
+        self._default = DefaultFilter()
+        self._outputs = [os.path.abspath(p) for p in outputs]
+        self._beside = tuple(f".{os.path.basename(p)}." for p in self._outputs)
+
+    def __call__(self, change: object, path: str) -> bool:
+        parts = path.split(os.sep)
+        if parts[-1] == LOCK_NAME or any(p.startswith(self._beside) for p in parts) or _under(path, self._outputs):
+            return False
+        return self._default(change, path)
+
+
+def _warm() -> None:
+    for name in WARM:
+        importlib.import_module(name)
+    code_version()  # hashes every file of the code: the same until the code changes (then: exec)
+
+
+def _build_forked(build: Callable[[], object]) -> object:
+    """`build()` in a process forked from this one; its exit code. Ctrl-C ends it."""
+    forked = Forked(_flushed, build)
+    try:
+        return forked.result()
+    except KeyboardInterrupt:
+        forked.stop()  # a build ended midway writes nothing (the previous database and site stay)
+        raise
+
+
+def _flushed(build: Callable[[], object]) -> object:
+    """build()'s exit code once what it said is out (the forked process leaves by os._exit)."""
+    try:
+        return build()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def _wait(folders: list[Path], before: dict[str, tuple[int, int, int]], ignored) -> set[str]:
+    """The files changed since `before` was listed: at once when some changed during the build,
+    else the next ones the system tells of."""
+    from watchfiles import watch
+
+    for changes in watch(*folders, watch_filter=ignored, step=STEP_MS, rust_timeout=WAKE_MS, yield_on_timeout=True):
+        if changes:
+            return {path for _, path in changes}
+        if before is not None:
+            now = listing(folders, ignored)
+            if now != before:
+                return {path for path in now.keys() | before.keys() if now.get(path) != before.get(path)}
+            before = None  # the system's events from here on
+    return set()  # pragma: no cover - watch() only ends on Ctrl-C, raised
+
+
+def listing(folders: Iterable[Path], ignored) -> dict[str, tuple[int, int, int]]:
+    """Every file under `folders` that `ignored` lets through, by absolute path: its size,
+    modification time and inode."""
+    from watchfiles import Change
+
+    found: dict[str, tuple[int, int, int]] = {}
+    for folder in folders:
+        for root, dirs, files in os.walk(os.path.abspath(folder)):
+            dirs[:] = [d for d in dirs if ignored(Change.added, os.path.join(root, d))]
+            for name in files:
+                path = os.path.join(root, name)
+                if not ignored(Change.added, path):
+                    continue
+                try:
+                    info = os.stat(path, follow_symlinks=False)
+                except OSError:
+                    continue
+                found[path] = (info.st_size, info.st_mtime_ns, info.st_ino)
+    return found
+
+
+def _under(path: str, folders: Iterable[Path | str]) -> bool:
+    """Whether `path` (absolute) is one of `folders` or under one."""
+    return any(path == folder or path.startswith(os.path.join(folder, "")) for folder in map(os.path.abspath, folders))
+
+
+def _named(changed: set[str]) -> str:
+    first = os.path.relpath(min(changed)) if changed else "a file"
+    return first if len(changed) <= 1 else f"{first} and {len(changed) - 1} more"
+
+
+def _restart() -> None:
+    """The same command again, from the start (its new code imported)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os.execv(sys.executable, sys.orig_argv)
