@@ -185,7 +185,15 @@ def validate(paths: tuple[Path, ...], catalog_dir: Path | None, fmt: str, quiet:
     "command would, without starting Python again).",
 )
 def build(
-    submissions: Path, catalog_dir: Path, db: str, out: Path, base_url, db_only: bool, jobs, quiet, watch
+    submissions: Path,
+    catalog_dir: Path,
+    db: str,
+    out: Path,
+    base_url: str | None,
+    db_only: bool,
+    jobs: int | None,
+    quiet: bool,
+    watch: bool,
 ) -> None:
     """Validate everything, then write the database and the site.
 
@@ -197,13 +205,16 @@ def build(
         from leaderboard.cache import folder_beside
         from leaderboard.watch import watch_builds
 
-        written = [Path(db), *([out, folder_beside(out)] if not db_only else [])]
+        # What the build writes: no change, should it be inside a watched folder.
+        written = [Path(db), folder_beside(Path(db) if db_only else out), *([] if db_only else [out])]
         watch_builds(partial(exit_code, once), [submissions, catalog_dir], written)
     else:
         once()
 
 
-def _build_once(submissions: Path, catalog_dir: Path, db: str, out, base_url, jobs, quiet) -> None:
+def _build_once(
+    submissions: Path, catalog_dir: Path, db: str, out: Path | None, base_url: str | None, jobs: int | None, quiet: bool
+) -> None:
     from leaderboard.build import build as run_build
 
     if not submissions.is_dir():

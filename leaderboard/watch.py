@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -61,8 +62,13 @@ def watch_builds(
     if missing:
         raise Failure(f"nothing to watch: no folder {', '.join(missing)}")
     ignored = Ignored(outputs)
-    code = [PACKAGE, SCHEMAS] if code is None else code
+    code = [p for p in ([PACKAGE, SCHEMAS] if code is None else code) if p.is_dir()]  # an installed wheel: no schemas/
     _warm()
+    # Ctrl-C stops it, and so does SIGTERM (a service manager's, `kill`'s), even where SIGINT was
+    # ignored when it started (a command put in the background by a script).
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         while True:
             before = listing([*inputs, *code], ignored)
@@ -75,6 +81,9 @@ def watch_builds(
             click.echo(f"{_named(changed)} changed: building again", err=True)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 class Ignored:

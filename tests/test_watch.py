@@ -171,8 +171,10 @@ def test_changed_code_starts_the_command_again(tmp_path, monkeypatch, capsys):
     assert "the code changed: starting again" in capsys.readouterr().err
 
 
-def test_ctrl_c_during_a_build_ends_it(tmp_path):
-    """The build's process ends with the watcher: none is left writing."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_stopped_during_a_build_it_ends_it(tmp_path, stop):
+    """Ctrl-C (even where the shell that started it ignored SIGINT: a command put in the background
+    by a script) or SIGTERM: the watcher says "stopped", exit 0, and no build is left writing."""
     (tmp_path / "in").mkdir()
     started = tmp_path / "started"
     script = f"""
@@ -185,14 +187,19 @@ def build():
     time.sleep(600)
 watch.watch_builds(build, [Path({str(tmp_path / "in")!r})], [])
 """
-    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509 - the test's point
+    )
     try:
         deadline = time.monotonic() + 60
         while not started.exists() or not started.read_text():
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.05)
         build_pid = int(started.read_text())
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         assert process.wait(timeout=30) == 0
         assert "stopped" in process.stderr.read()
         assert processes_left([build_pid], 5) == []
