@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from leaderboard.cli_archives import fetch_archives, importable_archives
-from leaderboard.cli_common import DB, Failure
+from leaderboard.cli_common import DB, Failure, flush_output
 from leaderboard.cli_compute import import_compute
 from leaderboard.cli_dawnbench import import_dawnbench
 from leaderboard.cli_query import query
@@ -587,9 +587,5 @@ def _exit(code: int | str | None) -> None:
     if isinstance(code, str):
         click.echo(code, err=True)
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (| head): nothing more can be shown
-            pass
+    flush_output()
     os._exit(code or 0)

@@ -1,9 +1,11 @@
 """What every command module shares: the expected failure that the command line prints as one
-line on stderr with exit code 1 (never a traceback), and the --db option."""
+line on stderr with exit code 1 (never a traceback), the --db option, and the output flushed
+before a process leaves by os._exit."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 import click
 
@@ -63,3 +65,12 @@ DB = click.option(
     help="DuckDB file (a relative path is from the current folder), or a SQLAlchemy URL such as "
     "postgresql+psycopg://user@host/leaderboard.",
 )
+
+
+def flush_output() -> None:
+    """What a command said, out before its process leaves by os._exit (no buffer flushed for it)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (| head): nothing more can be shown
+            pass

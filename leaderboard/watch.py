@@ -26,7 +26,7 @@ import click
 
 from leaderboard.build import LOCK_NAME
 from leaderboard.cache import PACKAGE, SCHEMAS, code_version
-from leaderboard.cli_common import Failure
+from leaderboard.cli_common import Failure, flush_output
 from leaderboard.forked import Forked
 
 # What a build imports after the command starts (its own process, and the database's process it
@@ -129,11 +129,7 @@ def _flushed(build: Callable[[], object]) -> object:
     try:
         return build()
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        flush_output()
 
 
 def _wait(folders: list[Path], before: dict[str, tuple[int, int, int]], ignored) -> set[str]:
@@ -185,6 +181,5 @@ def _named(changed: set[str]) -> str:
 
 def _restart() -> None:
     """The same command again, from the start (its new code imported)."""
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
+    flush_output()
     os.execv(sys.executable, sys.orig_argv)
