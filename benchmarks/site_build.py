@@ -1,10 +1,9 @@
 """The site at the size of every shipped round: a cold `leaderboard build` of the shipped
 submissions (no site, database or cache) with its worker processes and, side by side, with none
 (`--jobs 1`); a rebuild after one changed file, as a command and under `leaderboard build --watch`;
-a rebuild of nothing changed; the peak memory of
-the whole process tree; the site's pages, size and largest page; and where a cold build's time
-goes (cProfile of the build's main thread, the charts drawn in it). Prints a markdown section
-for RESULTS.md.
+a rebuild of nothing changed; the peak memory of the whole process tree; the site's pages, size
+and largest page; and where a cold build's time goes (cProfile of the build's main thread, the
+charts drawn in it). Prints a markdown section for RESULTS.md.
 
     .venv/bin/python benchmarks/site_build.py [--repeat 3]
 """
@@ -197,7 +196,8 @@ def site_size(folder: Path) -> tuple[int, int, str, int]:
 def measure(repeat: int = 3) -> dict:
     """Every figure of the section, measured in this run: each repetition a cold build with
     worker processes, a cold build without, a rebuild after one changed file, and one of
-    nothing changed, timed; then one more of each with its memory sampled."""
+    nothing changed, timed, then the same edit under `--watch`; then one more of each build with its
+    memory sampled."""
     folder = fresh_project()
     cold, single, changed, unchanged = [], [], [], []
     watched = []
