@@ -71,6 +71,15 @@ class Watcher:
             said.append(self.lines.get())
         return code, "".join(said)
 
+    def printed(self, predicate, seconds: float = 30) -> bool:
+        """Whether its stdout's lines meet `predicate` within `seconds` (read on a thread of their own)."""
+        deadline = time.monotonic() + seconds
+        while not predicate(list(self.out)):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -90,12 +99,12 @@ def test_a_saved_submission_is_built_again_and_a_broken_one_changes_nothing(smal
         second = watcher.said_until_watching()
         assert f"{CHANGED} changed: building again" in second
         assert "Watched framework" in page.read_text()
-        assert sum("1 result" in line for line in watcher.out) == 2  # each build says what it built
+        assert watcher.printed(lambda out: sum("1 result" in line for line in out) == 2)  # each build says so
 
         (small_project / CHANGED).write_text(original.replace("framework: ", "framework: [", 1))
         third = watcher.said_until_watching()
         assert "error: 1 problem: nothing was built (the previous database and site stay)" in third
-        assert any(line.startswith(f"{CHANGED}:") for line in watcher.out)  # the problem, at its line
+        assert watcher.printed(lambda out: any(line.startswith(f"{CHANGED}:") for line in out))  # at its line
         assert "Watched framework" in page.read_text()  # the last good site stays
 
         code, said = watcher.stop()
