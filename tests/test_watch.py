@@ -154,6 +154,28 @@ def test_a_change_made_during_the_build_is_found_after_it(tmp_path):
     assert time.monotonic() - started < 5
 
 
+def test_what_changed_between_two_listings(tmp_path):
+    (tmp_path / "in" / "site").mkdir(parents=True)  # the site written inside a watched folder
+    kept, edited, removed = (tmp_path / "in" / name for name in ("kept.yaml", "edited.yaml", "removed.yaml"))
+    for path in (kept, edited, removed):
+        path.write_text("a: 1\n")
+    ignored = watch.Ignored([tmp_path / "in" / "site"])
+    before = watch.listing([tmp_path / "in"], ignored)
+    edited.write_text("a: 22\n")
+    removed.unlink()
+    added, swap, page = (
+        tmp_path / "in" / "added.yaml",
+        tmp_path / "in" / ".kept.yaml.swp",
+        tmp_path / "in" / "site" / "x.html",
+    )
+    for path in (added, swap, page):
+        path.write_text("x\n")
+    now = watch.listing([tmp_path / "in"], ignored)
+    assert str(page) not in now  # an ignored folder is not walked
+    assert watch.changed_since(before, now, ignored) == {str(edited), str(removed), str(added)}
+    assert watch.changed_since(now, now, ignored) == set()
+
+
 def test_a_change_after_the_build_is_told_by_the_system(tmp_path):
     (tmp_path / "in").mkdir()
     ignored = watch.Ignored([])
