@@ -65,6 +65,7 @@ def watch_builds(
         raise Failure(f"nothing to watch: no folder {', '.join(missing)}")
     ignored = Ignored(outputs)
     code = [p for p in ([PACKAGE, SCHEMAS] if code is None else code) if p.is_dir()]  # an installed wheel: no schemas/
+    code_folders = [os.path.abspath(p) for p in code]
     _warm()
     # Ctrl-C stops it, and so does SIGTERM (a service manager's, `kill`'s), even where SIGINT was
     # ignored when it started (a command put in the background by a script).
@@ -77,7 +78,7 @@ def watch_builds(
             _build_forked(build)
             click.echo(f"watching {' and '.join(map(str, inputs))} for changes (Ctrl-C stops)", err=True)
             changed = _wait([*inputs, *code], before, ignored)
-            if any(_under(path, code) for path in changed):
+            if any(_under(path, code_folders) for path in changed):
                 click.echo("the code changed: starting again", err=True)
                 _restart()
             click.echo(f"{_named(changed)} changed: building again", err=True)
@@ -185,9 +186,9 @@ def changed_since(before: dict, now: dict, ignored) -> set[str]:
     return {path for path in differ if ignored(Change.modified, path)}
 
 
-def _under(path: str, folders: Iterable[Path | str]) -> bool:
-    """Whether `path` (absolute) is one of `folders` or under one."""
-    return any(path == folder or path.startswith(os.path.join(folder, "")) for folder in map(os.path.abspath, folders))
+def _under(path: str, folders: Iterable[str]) -> bool:
+    """Whether `path` is one of `folders` or under one (all absolute)."""
+    return any(path == folder or path.startswith(os.path.join(folder, "")) for folder in folders)
 
 
 def _named(changed: set[str]) -> str:
