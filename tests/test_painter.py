@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -174,11 +175,86 @@ def test_a_few_drawings_start_one_worker_and_many_the_others(cache, monkeypatch)
     for i, spec in enumerate(specs[2:], start=2):  # the first worker is still starting: they wait
         drawer.svg(spec, lambda svg, i=i: delivered.append((i, svg)))
     assert [pool.size for pool in drawer._pools] == [1, 2]
-    assert [pool.waiting for pool in drawer._pools] == [3, 5]  # the fourth on: to the other two workers
+    # Each pool holds a drawing a worker and AHEAD more; the rest wait for the first with room.
+    assert all(pool.waiting <= pool.size + painter.AHEAD for pool in drawer._pools)
     drawer.finish()
     assert drawer._pools == []
     assert [i for i, _ in delivered] == list(range(8))
     assert [svg for _, svg in delivered] == [painter.draw(painter.static_spec(s), VL_VERSION) for s in specs]
+
+
+class HandPool:
+    """A pool of `size` workers whose drawings the test finishes by hand (painter._Workers's
+    interface: size, waiting, submit, executor.shutdown)."""
+
+    def __init__(self, size: int):
+        self.size, self.waiting, self.drawings = size, 0, []
+        self.executor = self
+
+    def submit(self, job, args) -> Future:
+        future: Future = Future()
+        self.waiting += 1
+        future.add_done_callback(self._done)
+        self.drawings.append((args[0], future))
+        return future
+
+    def _done(self, _future: Future) -> None:
+        self.waiting -= 1
+
+    def finish_first(self) -> None:
+        label, future = next((label, f) for label, f in self.drawings if not f.done())
+        future.set_result(f"<svg>{label}</svg>")
+
+    def labels(self) -> list[str]:
+        return [label for label, _ in self.drawings]
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        for _label, future in self.drawings:
+            future.cancel()  # (not one drawn yet)
+
+
+def test_a_free_worker_takes_the_next_drawing_while_a_slow_one_draws(monkeypatch):
+    """Drawings wait in the painter, not in a pool: each goes to the first pool with room. Handed
+    out as they came, a slow pool kept its share to draw alone at the end of a cold build while
+    the other had finished (5 to 7 s of a build)."""
+    slow, fast = HandPool(1), HandPool(1)
+    monkeypatch.setattr(painter, "_first_workers", lambda _version: slow)
+    monkeypatch.setattr(painter, "_Workers", lambda _size: fast)
+    monkeypatch.setattr(painter, "MORE_WORKERS_FROM", 3)
+    monkeypatch.setattr(painter, "_cache_get", lambda _name: None)
+    monkeypatch.setattr(painter, "_cache_put", lambda _name, _drawn: None)
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    delivered: list[str] = []
+    jobs = [(f"chart {i}", lambda svg: delivered.append(svg)) for i in range(10)]
+    for label, deliver in jobs:
+        drawer._paint(label, lambda static, _version: "", (label, VL_VERSION), deliver)
+    assert slow.labels() == ["chart 0", "chart 1"]  # one drawing, one ahead (AHEAD)
+    assert fast.labels() == ["chart 2", "chart 3"]
+    assert len(drawer._queued) == 6
+    for _ in range(6):  # the slow pool draws on; the fast one takes every drawing that waits
+        fast.finish_first()
+    assert slow.labels() == ["chart 0", "chart 1"]
+    assert fast.labels() == [f"chart {i}" for i in range(2, 10)]
+    for _ in range(2):
+        slow.finish_first()
+        fast.finish_first()
+    drawer.finish()
+    assert delivered == [f"<svg>chart {i}</svg>" for i in range(10)]  # in the order handed over
+    assert drawer._pools == [] and not drawer._queued
+
+
+def test_a_failed_build_drops_the_drawings_not_handed_out(monkeypatch):
+    pool = HandPool(1)
+    monkeypatch.setattr(painter, "_first_workers", lambda _version: pool)
+    monkeypatch.setattr(painter, "_cache_get", lambda _name: None)
+    drawer = painter.Painter(VL_VERSION, workers=2)
+    for i in range(5):
+        drawer._paint(f"chart {i}", lambda static, _version: "", (f"chart {i}", VL_VERSION), lambda _svg: None)
+    futures = [future for future, _name, _deliver in drawer.pending]
+    drawer.close()
+    assert all(future.cancelled() for future in futures[2:])  # never handed to the pool
+    assert all(future.done() for future in futures)  # nothing left for finish() to wait on
+    assert drawer._pools == [] and not drawer._queued
 
 
 def test_a_chart_in_the_cache_is_delivered_at_once(cache):

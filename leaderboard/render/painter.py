@@ -13,9 +13,10 @@ import os
 import re
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from functools import lru_cache
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from functools import lru_cache, partial
 from pathlib import Path
 
 import orjson
@@ -205,6 +206,9 @@ class Painter:
         self.pending: list[tuple[Future, str, Callable[[str], None]]] = []
         # One worker first; the others once MORE_WORKERS_FROM drawings wait (_submit).
         self._pools: list[_Workers] = []
+        # Drawings no pool has yet, in order: each goes to the first pool with room (_hand_out).
+        self._queued: deque[tuple[Callable[..., str], tuple, Future]] = deque()
+        self._lock = threading.Lock()  # the queue and the pools: drawings land on the pools' threads
 
     def svg(self, spec: dict, deliver: Callable[[str], None]) -> None:
         static = static_spec(spec)
@@ -234,20 +238,66 @@ class Painter:
 
     def close(self) -> None:
         """Stop the worker processes, dropping drawings not started (a build that failed)."""
-        pools, self._pools = self._pools, []
+        with self._lock:  # (not held while the pools stop: their last drawings land under it)
+            queued, self._queued = self._queued, deque()
+            pools, self._pools = self._pools, []
+        for _job, _args, future in queued:
+            future.cancel()
         for pool in pools:
             pool.executor.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, job: Callable[..., str], args: tuple) -> Future:
-        """The drawing handed to the workers with the least to do for their number. They start as
-        drawings come: one first, the others once MORE_WORKERS_FROM drawings wait. A worker takes
-        about as long to start as ten drawings (vl-convert's first one is half a second): a
-        rebuild that draws a few charts starts one, not one a core beside its own two processes."""
-        if not self._pools:
-            self._pools.append(_first_workers(self.vl_version))
-        elif len(self._pools) == 1 and self.workers > 1 and self._pools[0].waiting >= MORE_WORKERS_FROM:
-            self._pools.append(_Workers(self.workers - 1))
-        return min(self._pools, key=lambda pool: pool.waiting / pool.size).submit(job, args)
+        """The drawing, to be drawn by whichever worker is free first. Workers start as drawings
+        come: one first, the others once MORE_WORKERS_FROM drawings wait. A worker takes about as
+        long to start as ten drawings (vl-convert's first one is half a second): a rebuild that
+        draws a few charts starts one, not one a core beside its own two processes."""
+        future: Future = Future()
+        with self._lock:
+            if not self._pools:
+                self._pools.append(_first_workers(self.vl_version))
+            self._queued.append((job, args, future))
+            waiting = len(self._queued) + sum(pool.waiting for pool in self._pools)
+            if len(self._pools) == 1 and self.workers > 1 and waiting >= MORE_WORKERS_FROM:
+                self._pools.append(_Workers(self.workers - 1))
+            handed = self._hand_out()
+        self._follow(handed)
+        return future
+
+    def _hand_out(self) -> list[tuple[Future, Future]]:
+        """Under the lock: queued drawings, in order, to the pools with room (AHEAD); each painter's
+        future with its pool's. A drawing goes to a pool when one has room, not when it is queued:
+        handed out at once, each pool's share was fixed by how busy the pools looked then, and at
+        the end of a cold build one worker drew its last charts alone for 5 to 7 s while the other
+        had finished."""
+        handed = []
+        for pool in self._pools:
+            while self._queued and pool.waiting < pool.size + AHEAD:
+                job, args, future = self._queued.popleft()
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    handed.append((future, pool.submit(job, args)))
+                except BaseException as error:  # noqa: BLE001 - a pool that stopped: raised by finish()
+                    future.set_exception(error)
+        return handed
+
+    def _follow(self, handed: list[tuple[Future, Future]]) -> None:
+        """Out of the lock: a drawing done already lands here and now, and landing takes the lock."""
+        for future, drawing in handed:
+            drawing.add_done_callback(partial(self._landed, future))
+
+    def _landed(self, future: Future, drawing: Future) -> None:
+        """A pool's drawing done (on the pool's thread, once the pool counts it done): the next
+        queued drawing to the room it leaves, then its outcome to the painter's own future."""
+        with self._lock:
+            handed = self._hand_out()
+        self._follow(handed)
+        if drawing.cancelled():
+            future.set_exception(CancelledError())
+        elif drawing.exception() is not None:
+            future.set_exception(drawing.exception())
+        else:
+            future.set_result(drawing.result())
 
 
 def _first_workers(vl_version: str):
@@ -280,6 +330,9 @@ def _serve(path: Path, idle: float, most: int) -> None:
 
 # How many drawings wait before the build starts its other workers (see Painter._submit).
 MORE_WORKERS_FROM = 12
+# Drawings a pool holds beyond one a worker, so that a worker done with one finds the next at hand
+# (Painter._hand_out); the others wait in the painter's queue for the first pool with room.
+AHEAD = 1
 
 
 class _Workers:
