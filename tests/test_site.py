@@ -585,6 +585,27 @@ def test_each_result_records_the_digest_of_the_file_it_was_read_from(out, projec
             assert verified[row["entry_id"]] == row["file_sha256"]
 
 
+def test_an_entry_page_reads_its_submission_file_once_and_checks_it(tmp_path, monkeypatch):
+    """The page's copy of the file and the page itself show the same bytes, read once (each read a
+    system call the page's thread waits on); still checked against the digest the result records."""
+    from leaderboard.tree import FileChanged
+
+    (tmp_path / "a.yaml").write_bytes(b"x: 1\n")
+    reads: list[str] = []
+    real = entries._project_file_bytes
+    monkeypatch.setattr(
+        entries, "_project_file_bytes", lambda project, relative: reads.append(relative) or real(project, relative)
+    )
+    shown = entries.SubmissionFile(str(tmp_path), "a.yaml", hashlib.sha256(b"x: 1\n").hexdigest())
+    assert shown.content() == b"x: 1\n" and shown.text == "x: 1\n" and shown.content() == b"x: 1\n"
+    assert reads == ["a.yaml"]
+    shown.forget()  # the page is written: its bytes go, the object stays (a page's key holds it)
+    (tmp_path / "a.yaml").write_bytes(b"x: 2\n")
+    with pytest.raises(FileChanged, match="a.yaml has changed"):
+        shown.content()
+    assert reads == ["a.yaml", "a.yaml"]
+
+
 def test_device_counts_are_worked_out(out, results):
     devices = [r for r in results if r["unit"] == "device"]
     for row in devices:

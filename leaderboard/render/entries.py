@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from leaderboard.cache import digest
@@ -49,6 +50,8 @@ def _entry_page(site: SiteWriter, row: dict, project: Path | None) -> None:
         rules=board.rules,
         progress_chart=site.chart(charts[0]) if charts else None,
     )
+    if submission is not None:
+        submission.forget()  # the page's key keeps the object to the build's end: not its bytes
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,12 @@ class SubmissionFile:
     sha256: str
 
     def content(self) -> bytes:
-        """The file's bytes; FileChanged when they are no longer those the result was read from."""
+        """The file's bytes; FileChanged when they are no longer those the result was read from.
+        Read once: the page's copy of the file and the page itself both show them."""
+        return self._checked_bytes
+
+    @cached_property
+    def _checked_bytes(self) -> bytes:  # (not a field: a page's reuse key hashes the fields only)
         content = _project_file_bytes(Path(self.project), self.relative)
         if content is None or digest(content) != self.sha256:
             what = "is gone or no longer a regular file" if content is None else "has changed"
@@ -72,6 +80,10 @@ class SubmissionFile:
     @property
     def text(self) -> str:
         return self.content().decode("utf-8", errors="replace")
+
+    def forget(self) -> None:
+        """Let go of the bytes read (read again if asked for)."""
+        self.__dict__.pop("_checked_bytes", None)
 
 
 def _progress_charts(site: SiteWriter, row: dict, benchmark: dict) -> list:
