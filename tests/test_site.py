@@ -353,6 +353,54 @@ def test_prices_show_four_significant_digits_without_exponents(value, shown):
     assert prices.significant(value) == shown
 
 
+class _Attributes(dict):
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.minutes = "the attribute"
+
+
+class _Property(dict):
+    __slots__ = ()
+
+    @property
+    def minutes(self) -> str:
+        return "the property"
+
+
+class _Dynamic(dict):
+    def __getattr__(self, name: str) -> str:
+        return f"dynamic {name}"
+
+
+@pytest.mark.parametrize(
+    "obj, attribute",
+    [
+        ({"minutes": 1.5}, "minutes"),  # an item
+        ({"minutes": 1.5}, "missing"),  # neither: Undefined
+        ({"items": "an item"}, "items"),  # the method, as Jinja2 gives it
+        ({"get": 1}, "get"),
+        (model.ResultRow({"minutes": 2.0, "frozen": "item"}), "minutes"),
+        (model.ResultRow({"minutes": 2.0, "frozen": "item"}), "frozen"),  # the slot, not the item
+        (_Attributes({"minutes": 3.0}), "minutes"),  # an instance's attribute comes first
+        (_Property({"minutes": 4.0}), "minutes"),
+        (_Dynamic({"minutes": 5.0}), "minutes"),
+        (_Dynamic({"minutes": 5.0}), "other"),
+        (["a list"], "count"),
+    ],
+)
+def test_the_pages_environment_looks_up_what_jinja2_does(obj, attribute):
+    ours, theirs = writer.environment(), jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=True)
+    found, expected = ours.getattr(obj, attribute), theirs.getattr(obj, attribute)
+    if isinstance(expected, jinja2.Undefined):
+        assert isinstance(found, jinja2.StrictUndefined)
+        with pytest.raises(jinja2.UndefinedError, match=attribute):
+            str(found)
+    else:
+        assert found == expected
+    template = f"{{{{ obj.{attribute} if obj.{attribute} is defined else 'undefined' }}}}"
+    assert ours.from_string(template).render(obj=obj) == theirs.from_string(template).render(obj=obj)
+
+
 def test_script_json_cannot_close_the_script_element():
     text = writer.script_json({"name": "</script><script>alert(1)</script>&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text

@@ -59,9 +59,41 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
             pass
 
 
+class PageEnvironment(jinja2.Environment):
+    """Jinja2's environment, with `row.minutes` on a dictionary looked up as its item at once.
+
+    Jinja2 asks for the attribute first, and a dictionary's key is none: each `row.minutes` raised
+    and caught an AttributeError (637,000 of them in a cold build's entry pages, a seventh of their
+    time). A dictionary whose class has no attribute of that name, and takes none on its
+    instances (no __dict__, no __getattr__), would give what this gives: its item, else Undefined."""
+
+    def getattr(self, obj: object, attribute: str) -> object:
+        if isinstance(obj, dict) and _item_only(obj.__class__, attribute):
+            try:
+                return obj[attribute]
+            except (TypeError, LookupError):
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
+_CLASS_NAMES: dict[type, frozenset[str] | None] = {}
+
+
+def _item_only(kind: type, attribute: str) -> bool:
+    """Whether an instance of the dictionary class `kind` can have no attribute `attribute`."""
+    names = _CLASS_NAMES.get(kind, ())
+    if names == ():
+        known = frozenset(dir(kind))
+        plain = (
+            "__dict__" not in known and "__getattr__" not in known and kind.__getattribute__ is dict.__getattribute__
+        )
+        names = _CLASS_NAMES[kind] = known if plain else None
+    return names is not None and attribute not in names
+
+
 def environment(cache: Path | None = None) -> jinja2.Environment:
     """The pages' Jinja2 environment; `cache`: a folder that keeps compiled templates."""
-    env = jinja2.Environment(
+    env = PageEnvironment(
         bytecode_cache=TemplateCache(str(cache)) if cache is not None else None,
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
