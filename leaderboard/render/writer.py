@@ -63,8 +63,8 @@ class PageEnvironment(jinja2.Environment):
     """Jinja2's environment, with `row.minutes` on a dictionary looked up as its item at once.
 
     Jinja2 asks for the attribute first, and a dictionary's key is none: each `row.minutes` raised
-    and caught an AttributeError (637,000 of them in a cold build's entry pages, a seventh of their
-    time). A dictionary whose class has no attribute of that name, and takes none on its
+    and caught an AttributeError: 1.5 us a lookup against 0.45 us here, 637,000 lookups in a cold
+    build's entry pages (0.7 s of their 11). A dictionary whose class has no attribute of that name, and takes none on its
     instances (no __dict__, no __getattr__), would give what this gives: its item, else Undefined."""
 
     def getattr(self, obj: object, attribute: str) -> object:
