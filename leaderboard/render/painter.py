@@ -294,8 +294,8 @@ class Painter:
         self._follow(handed)
         if drawing.cancelled():
             future.set_exception(CancelledError())
-        elif drawing.exception() is not None:
-            future.set_exception(drawing.exception())
+        elif (error := drawing.exception()) is not None:
+            future.set_exception(error)
         else:
             future.set_result(drawing.result())
 
