@@ -320,3 +320,20 @@ def test_a_killed_build_leaves_no_drawing_worker_behind(tmp_path):
     assert workers, said.read_text()
     left = processes_left(workers, 20)
     assert not left, f"drawing workers left behind: {left}"
+
+
+def test_making_the_bundle_says_nothing_on_standard_error():
+    """vl-convert's bundler writes a line for each pass of its tree shaker to the process's
+    standard error, from Rust: a `--jobs 1` build makes the bundle in its own process, whose
+    standard error is the terminal."""
+    code = "from leaderboard.render import painter; print(len(painter.bundle_text(painter.vega_lite_version())))"
+    made = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert int(made.stdout) > 100_000
+    assert made.stderr == ""
+
+
+def test_what_else_is_written_to_standard_error_meanwhile_comes_out_after(capfd):
+    with painter._stderr_without(painter._BUNDLER_NOISE):
+        os.write(2, b"tree-shaker; pass=1\na warning\ntree-shaker; pass=12\n")
+        assert capfd.readouterr().err == ""
+    assert capfd.readouterr().err == "a warning\n"

@@ -12,10 +12,12 @@ import hashlib
 import os
 import re
 import sys
+import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -124,8 +126,39 @@ def draw(static: dict, vl_version: str) -> str:
 
 
 def bundle_text(vl_version: str) -> str:
-    """The Vega JavaScript bundle the site's live charts use (runs in a worker)."""
-    return _vl_convert(vl_version).javascript_bundle(vl_version=vl_version)
+    """The Vega JavaScript bundle the site's live charts use (runs in a worker, or in the build's
+    process with `--jobs 1`)."""
+    with _stderr_without(_BUNDLER_NOISE):
+        return _vl_convert(vl_version).javascript_bundle(vl_version=vl_version)
+
+
+# What vl-convert's bundler (2.0) writes to the process's standard error for each pass of its tree
+# shaker, from Rust, past Python's sys.stderr: not for a person building the site.
+_BUNDLER_NOISE = re.compile(rb"^tree-shaker; pass=\d+\n", re.MULTILINE)
+
+
+@contextmanager
+def _stderr_without(noise: re.Pattern[bytes]) -> Iterator[None]:
+    """Standard error (file descriptor 2) caught meanwhile, then written out without the lines
+    `noise` matches: what the process's other threads write meanwhile comes out after, not lost."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error to keep clean (a process started without one)
+        yield
+        return
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            rest = memoryview(noise.sub(b"", caught.read()))
+            while rest:
+                rest = rest[os.write(2, rest) :]
 
 
 @lru_cache(maxsize=1)
