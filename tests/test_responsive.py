@@ -227,7 +227,8 @@ LINE_OPACITIES = """() => [...document.querySelector('figure.chart.live').queryS
   .map(path => Number(path.getAttribute('opacity') ?? 1))"""
 
 
-# A point of the first live chart's plot (its root group's background) with no mark over it, scanned row by row.
+# A point of the first live chart's plot (its root group's background) with no mark over it,
+# scanned row by row.
 EMPTY_SPOT = """() => {
   const svg = document.querySelector('figure.chart.live .chart-live svg');
   const box = svg.querySelector('.root > g > path.background').getBoundingClientRect();
