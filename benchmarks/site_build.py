@@ -220,9 +220,9 @@ def site_size(folder: Path) -> tuple[int, int, str, int]:
 
 def measure(repeat: int = 3) -> dict:
     """Every figure of the section, measured in this run: each repetition a cold build with
-    worker processes, a cold build without, a rebuild after one changed file, and one of
-    nothing changed, timed, then the same edit under `--watch`; then one more of each build with its
-    memory sampled."""
+    worker processes, a cold build without, a cold build just after a delete, a rebuild after one
+    changed file, and one of nothing changed, timed, then the same edit under `--watch`; then one
+    more of each build with its memory sampled."""
     folder = fresh_project()
     cold, single, deleted, changed, unchanged = [], [], [], [], []
     watched = []
