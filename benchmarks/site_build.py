@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,8 +71,8 @@ def clean(folder: Path) -> None:
     is not given to a new file: each file created meanwhile searches past the 7,000 just freed (the
     kernel's recently_deleted()), which took a fifth of the next build's CPU. A cold build is timed
     as a user meets it, on a fresh clone; delete_outputs() gives the other case, timed apart."""
-    aside = TRASH / str(len(list(TRASH.iterdir())) if TRASH.is_dir() else 0)
-    aside.mkdir(parents=True)
+    TRASH.mkdir(parents=True, exist_ok=True)
+    aside = Path(tempfile.mkdtemp(dir=TRASH))
     for name in OUTPUTS:
         target = folder / name
         if target.exists():
