@@ -56,8 +56,10 @@ STEPS = [
 
 
 def fresh_project() -> Path:
-    shutil.rmtree(WORK, ignore_errors=True)
-    shutil.rmtree(TRASH, ignore_errors=True)
+    """The shipped catalog and submissions in WORK; a previous run's files moved aside (clean())."""
+    if WORK.exists():
+        TRASH.mkdir(parents=True, exist_ok=True)
+        WORK.rename(Path(tempfile.mkdtemp(dir=TRASH)) / WORK.name)
     WORK.mkdir(parents=True)
     shutil.copytree(ROOT / "catalog", WORK / "catalog")
     shutil.copytree(ROOT / "submissions", WORK / "submissions")
@@ -70,7 +72,8 @@ def clean(folder: Path) -> None:
     inode freed less than a minute ago (up to six while its inode table block is not written back)
     is not given to a new file: each file created meanwhile searches past the 7,000 just freed (the
     kernel's recently_deleted()), which took a fifth of the next build's CPU. A cold build is timed
-    as a user meets it, on a fresh clone; delete_outputs() gives the other case, timed apart."""
+    as a user meets it, on a fresh clone; delete_outputs() gives the other case, timed apart, after
+    every other timed build (deleted_builds()): a delete slows every build of the minutes after it."""
     TRASH.mkdir(parents=True, exist_ok=True)
     aside = Path(tempfile.mkdtemp(dir=TRASH))
     for name in OUTPUTS:
@@ -160,18 +163,13 @@ def until_watching(watcher: subprocess.Popen) -> None:
     raise RuntimeError("the watcher ended")
 
 
-def one_round(
-    folder: Path, cold: list, single: list, deleted: list, changed: list, unchanged: list, sample: bool
-) -> None:
+def one_round(folder: Path, cold: list, single: list, changed: list, unchanged: list, sample: bool) -> None:
     clean(folder)
     stop_server()
     single.append(timed_build(folder, "--jobs", "1", sample=sample))
     clean(folder)
     stop_server()
     cold.append(timed_build(folder, sample=sample))
-    delete_outputs(folder)
-    stop_server()
-    deleted.append(timed_build(folder, sample=sample))
     path = folder / CHANGED
     original = path.read_text(encoding="utf-8")
     path.write_text(original.replace("framework: ", "framework: Changed ", 1), encoding="utf-8")
@@ -179,6 +177,14 @@ def one_round(
     path.write_text(original, encoding="utf-8")
     timed_build(folder)
     unchanged.append(timed_build(folder, sample=sample))
+
+
+def deleted_builds(folder: Path, deleted: list, repeat: int, sample: bool) -> None:
+    """`repeat` cold builds, each just after the last build's outputs were deleted."""
+    for _ in range(repeat):
+        delete_outputs(folder)
+        stop_server()
+        deleted.append(timed_build(folder, sample=sample))
 
 
 def profile_cold(folder: Path) -> tuple[float, dict[str, float]]:
@@ -221,22 +227,24 @@ def site_size(folder: Path) -> tuple[int, int, str, int]:
 
 def measure(repeat: int = 3) -> dict:
     """Every figure of the section, measured in this run: each repetition a cold build with
-    worker processes, a cold build without, a cold build just after a delete, a rebuild after one
-    changed file, and one of nothing changed, timed, then the same edit under `--watch`; then one
-    more of each build with its memory sampled."""
+    worker processes, a cold build without, a rebuild after one changed file, and one of nothing
+    changed, timed, then the same edit under `--watch`; then one more of each build with its memory
+    sampled; last, as many cold builds each just after a delete, and one more sampled."""
     folder = fresh_project()
     cold, single, deleted, changed, unchanged = [], [], [], [], []
     watched = []
     for _ in range(repeat):
-        one_round(folder, cold, single, deleted, changed, unchanged, sample=False)
+        one_round(folder, cold, single, changed, unchanged, sample=False)
         watched.append(watched_edit(folder))
-    memory: dict[str, list[Measure]] = {"cold": [], "single": [], "deleted": [], "changed": [], "unchanged": []}
-    one_round(folder, *memory.values(), sample=True)
+    memory: dict[str, list[Measure]] = {"cold": [], "single": [], "changed": [], "unchanged": [], "deleted": []}
+    one_round(folder, memory["cold"], memory["single"], memory["changed"], memory["unchanged"], sample=True)
     server = server_pid()
     server_mib = tree_pss_kib(server) / 1024 if server else 0.0
     total_bytes, file_count, largest_page, largest_bytes = site_size(folder)
     pages = len(list((folder / "site").rglob("*.html")))
     profiled, steps = profile_cold(folder)
+    deleted_builds(folder, deleted, repeat, sample=False)
+    deleted_builds(folder, memory["deleted"], 1, sample=True)
     shutil.rmtree(TRASH, ignore_errors=True)
     return {
         "machine": machine(),
@@ -309,7 +317,7 @@ def markdown(m: dict) -> list[str]:
         "- Cold builds start with no site, database or cache: the last build's are moved aside, not "
         "deleted (`clean()`: on this machine's file system, files created within a minute of thousands "
         "deleted are slow to create). The third row is the other case: the last build's outputs deleted "
-        "just before it.",
+        "just before it, timed after every other build.",
         f"- Worker processes against none, side by side: {single.seconds / cold.seconds:.2f}x less time "
         f"({single.seconds:.1f} s against {cold.seconds:.1f} s) for {cold.cpu / single.cpu:.2f}x the CPU.",
         f"- Peak memory of any build: {peak:,.0f} MiB. The drawing server, which outlives the builds, "
