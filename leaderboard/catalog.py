@@ -5,8 +5,10 @@ Each catalog file is checked against its own JSON Schema and for ids that must a
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -273,11 +275,14 @@ def _alias_key(name: str) -> str:
 def catalog_name(path: Path) -> str | None:
     """The schema of a catalog file ('rounds' for catalog/rounds.yaml, 'prices' for
     catalog/prices-epoch.yaml); None for a file that is not a catalog file."""
-    if path.suffix not in (".yaml", ".yml", ".json"):
+    # Text, not path objects: every submission file of a build is asked about.
+    name = os.path.basename(path)
+    stem, suffix = os.path.splitext(name)
+    if suffix not in (".yaml", ".yml", ".json"):
         return None
-    if path.stem in CATALOG_FILES or path.stem in OPTIONAL_FILES:
-        return path.stem
-    if path.match(EXTRA_PRICE_FILES + path.suffix):
+    if stem in CATALOG_FILES or stem in OPTIONAL_FILES:
+        return stem
+    if fnmatch.fnmatchcase(name, EXTRA_PRICE_FILES + suffix):
         return "prices"
     return None
 

@@ -97,7 +97,7 @@ def placement_problem(entry: Entry, tree: str | None) -> Problem | None:
     absolute = os.path.abspath(entry.file)
     tree_name = os.path.basename(tree) if tree is not None else "submissions"
     if tree is None:
-        where = Path(*Path(absolute).parts[-3:]).as_posix()
+        where = "/".join(absolute.split(os.sep)[-3:])
     elif absolute.startswith(tree + os.sep):
         # Both normalized (abspath): the part after the tree is the relative path.
         where = absolute[len(tree) + 1 :].replace(os.sep, "/")

@@ -342,13 +342,26 @@ def _small_file_bytes(path: Path) -> bytes | None:
     """A regular file's bytes when it is small enough to be a submission; None sends it down
     the full path (files.load), which reports anything odd about it."""
     try:
-        info = os.stat(path, follow_symlinks=False)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return None
-        with open(path, "rb") as handle:
-            return handle.read(MAX_BYTES + 1)
+        # One lookup of the name, no file object: a rebuild reads every submission. A link is
+        # refused (O_NOFOLLOW), and a pipe is not waited on (O_NONBLOCK).
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
+        data = os.read(handle, MAX_BYTES + 1)
+        while len(data) < info.st_size:  # a read may return less than asked (never, for a small file)
+            more = os.read(handle, MAX_BYTES + 1 - len(data))
+            if not more:
+                break
+            data += more
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
 
 
 def check_submission(path: Path, catalog: Catalog, today: dt.date) -> tuple[Entry | None, list[Problem]]:

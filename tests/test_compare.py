@@ -11,7 +11,7 @@ import pytest
 from test_site import built_site
 
 from leaderboard.families import family
-from leaderboard.render import pairs
+from leaderboard.render import history, pairs
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +73,18 @@ def test_the_accelerator_pairs_match_chip_counts_where_they_can(compare_data):
                 assert a["segment"] == b["segment"] and a["chips"] == b["chips"], (key, lineage, a["id"], b["id"])
                 matched_across_rounds += a["round"] != b["round"]
     assert matched_across_rounds > 0  # pairs the old page put at mismatched scales
+
+
+def test_the_accelerator_pairs_are_chosen_by_the_fields_that_key_them_alone(compare_data):
+    """A rebuild chooses the pairs again only when a result's PAIR_FIELDS change (else they are
+    remembered: history.write_pages): chosen from those fields alone, they are the pairs shipped."""
+    lineage_ids = [lineage["id"] for lineage in compare_data["lineages"]]
+    rounds = {key: {"date": r["date"]} for key, r in compare_data["rounds"].items()}
+    only = [{name: row[name] for name in history.PAIR_FIELDS} for row in compare_data["results"]]
+    assert compare_data["pairs"] and history.accelerator_pairs(lineage_ids, only, rounds) == compare_data["pairs"]
+    fewer = [{name: value for name, value in row.items() if name != "chips"} for row in only]
+    with pytest.raises(KeyError):
+        history.accelerator_pairs(lineage_ids, fewer, rounds)
 
 
 def test_the_compare_page_never_holds_a_result_outside_mlperf(compare_data, project_kinds):

@@ -252,6 +252,11 @@ def test_prices_yaml_quotes_every_string_that_could_be_read_as_something_else():
         ("price-index.yaml", "price-index"),
         ("prices-epoch.txt", None),
         ("notes.yaml", None),
+        ("rounds.yml", "rounds"),
+        ("prices-a.b.json", "prices"),
+        ("Prices-epoch.yaml", None),
+        (".yaml", None),
+        ("prices.", None),
     ],
 )
 def test_catalog_file_names(name, expected):

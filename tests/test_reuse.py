@@ -126,3 +126,27 @@ def test_a_copied_file_changed_after_it_was_hashed_fails_the_build(tmp_path):
     reuse.source_digest = lambda path: "the hash of bytes since changed"
     with pytest.raises(FileChanged, match="site.css changed while the site was built"):
         SiteWriter.copy_file(writer, "static/site.css", source)
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ({"a b": [[0, 1, 2]]}, True),
+        ([{"name": "x", "spec": {"width": 1.5}}], True),
+        ({"pair": (0, 1)}, False),  # JSON gives a list back: not exactly the value
+        ({1: "key not a string"}, False),
+        ({"set": {1, 2}}, False),
+    ],
+)
+def test_a_value_is_remembered_for_its_inputs_alone_and_only_as_exact_json(tmp_path, value, kept):
+    """PageReuse.value/record_value (SiteWriter.remembered): a rebuild gets back what was made
+    from the same inputs, nothing when they differ, and only values JSON gives back exactly."""
+    manifest = tmp_path / "manifest.json"
+    first = PageReuse(tmp_path / "site", manifest)
+    assert first.value("made", [frozen(minutes=1.0), "x"]) is None
+    assert first.record_value("made", [frozen(minutes=1.0), "x"], value) is kept
+    first.save()
+    again = PageReuse(tmp_path / "site", manifest)
+    assert again.value("made", [frozen(minutes=1.0), "x"]) == (value if kept else None)
+    assert again.value("made", [frozen(minutes=2.0), "x"]) is None
+    assert again.value("other", [frozen(minutes=1.0), "x"]) is None

@@ -1446,14 +1446,20 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
         return board_script(board)
 
     monkeypatch.setattr(downloads, "board_script", counted_script)
-    accelerator_script = history.accelerator_script
+    accelerator_text, accelerator_pairs = history.accelerator_text, history.accelerator_pairs
 
-    @wraps(accelerator_script)
-    def counted_accelerators(found, rounds):
+    @wraps(accelerator_text)
+    def counted_accelerators(payload):
         scripts.append("accelerators")
-        return accelerator_script(found, rounds)
+        return accelerator_text(payload)
 
-    monkeypatch.setattr(history, "accelerator_script", counted_accelerators)
+    @wraps(accelerator_pairs)
+    def counted_pairs(*inputs):
+        scripts.append("accelerator pairs")
+        return accelerator_pairs(*inputs)
+
+    monkeypatch.setattr(history, "accelerator_text", counted_accelerators)
+    monkeypatch.setattr(history, "accelerator_pairs", counted_pairs)
     monkeypatch.setattr(
         entries, "_project_file_bytes", lambda project, relative: read.append(relative) or file_bytes(project, relative)
     )

@@ -4,8 +4,11 @@ accelerator vendor line, and the two-accelerator compare page with its data file
 
 from __future__ import annotations
 
-import json
+import re
+from collections.abc import Callable
 from functools import partial
+
+import orjson
 
 from leaderboard.families import family
 from leaderboard.normalize import WEAK_SCALING_METRIC
@@ -14,6 +17,21 @@ from leaderboard.render.lineages import Lineage
 from leaderboard.render.writer import SiteWriter
 
 ACCELERATOR_DATA = "data/accelerator-results.js"
+# What accelerator_pairs() chooses a pair by (pairs.py): the fields of a result it reads.
+PAIR_FIELDS = (
+    "id",
+    "lineage",
+    "segment",
+    "accelerator",
+    "round",
+    "chips",
+    "minutes",
+    "ranked",
+    "verified",
+    "division",
+    "availability",
+)
+NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # A vendor line's generation charts: chart name suffix -> (family, metric).
 GENERATION_CHARTS = {
     "": ("mlperf-training", "minutes"),
@@ -56,7 +74,18 @@ def write_pages(site: SiteWriter) -> None:
             round_names=round_names,
             cpu_parts=[a["name"] for a in line.accelerators if a["processor"]],  # results count processors
         )
-    site.derived(ACCELERATOR_DATA, accelerator_script, found=found, rounds=rounds)  # made when they change
+
+    def remembered_pairs(lineage_ids: list[str], results: list[dict], rounds: dict[str, dict]) -> dict:
+        # Chosen again only when what they are chosen by changes (not a result's framework, say).
+        inputs = [
+            lineage_ids,
+            [[r[k] for k in PAIR_FIELDS] for r in results],
+            {k: r["date"] for k, r in rounds.items()},
+        ]
+        return site.remembered("accelerator-pairs", inputs, partial(accelerator_pairs, lineage_ids, results, rounds))
+
+    # Written when the data changes.
+    site.derived(ACCELERATOR_DATA, accelerator_text, payload=accelerator_data(found, rounds, remembered_pairs))
     site.page(
         "compare-accelerators.html",
         "compare_accelerators.html",
@@ -102,6 +131,33 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
     """Every MLPerf result timed to train one model (training and strong-scaling HPC), compact, for
     the compare page's script: it picks per benchmark the results of two accelerators to put side
     by side (a <script>, as fetch() fails on file://)."""
+    return accelerator_text(accelerator_data(found, rounds))
+
+
+def accelerator_text(payload: dict) -> str:
+    """The compare page's script of accelerator_data()'s `payload`: JSON, ASCII only, no '<'."""
+    text = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+    if not text.isascii():
+        text = NON_ASCII.sub(_escaped, text)
+    text = text.replace("<", "\\u003c")
+    return f"window.leaderboardAccelerators = {text};\n"
+
+
+def _escaped(match: re.Match) -> str:
+    """A character outside ASCII as JSON escapes it (json.dumps(ensure_ascii=True)): beyond the
+    Basic Multilingual Plane, as two UTF-16 surrogates."""
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def accelerator_data(
+    found: list[Lineage], rounds: dict[str, dict], chosen: Callable[[list[str], list[dict], dict], dict] | None = None
+) -> dict:
+    """What accelerator_script() writes; its pairs are `chosen(lineage ids, results, rounds)`
+    (default: accelerator_pairs)."""
     benchmarks = {}
     results = []
     # weak scaling: models trained at once are compared on their own boards
@@ -151,15 +207,16 @@ def accelerator_script(found: list[Lineage], rounds: dict[str, dict]) -> str:
         "lineages": [{"id": lineage.id, "title": lineage.title} for lineage in found],
         "segments": benchmarks,
         "results": results,
-        "pairs": accelerator_pairs(found, results, rounds),
+        "pairs": (chosen or accelerator_pairs)([lineage.id for lineage in found], results, rounds),
     }
-    text = json.dumps(payload, ensure_ascii=True, sort_keys=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f"window.leaderboardAccelerators = {text};\n"
+    return payload
 
 
-def accelerator_pairs(found: list[Lineage], results: list[dict], rounds: dict[str, dict]) -> dict[str, list[list[int]]]:
+def accelerator_pairs(
+    lineage_ids: list[str], results: list[dict], rounds: dict[str, dict]
+) -> dict[str, list[list[int]]]:
     """For every two accelerators ("<a> <b>", ids in order) that ran a lineage each: per such
-    lineage [lineage index, index of a's result, index of b's result] in `results`, the pair
+    lineage [its index in `lineage_ids`, index of a's result, index of b's result] in `results`, the pair
     pairs.pick chooses. Chosen here, once, so the page and the tests agree on what is compared."""
     dates = {k: r["date"] for k, r in rounds.items()}
     index = {r["id"]: i for i, r in enumerate(results)}
@@ -168,8 +225,8 @@ def accelerator_pairs(found: list[Lineage], results: list[dict], rounds: dict[st
         if row["segment"] is not None:
             by_lineage.setdefault(row["lineage"], {}).setdefault(row["accelerator"], []).append(row)
     found_pairs: dict[str, list[list[int]]] = {}
-    for number, lineage in enumerate(found):
-        sides = {name: pairs.candidates(rows, dates) for name, rows in by_lineage.get(lineage.id, {}).items()}
+    for number, lineage_id in enumerate(lineage_ids):
+        sides = {name: pairs.candidates(rows, dates) for name, rows in by_lineage.get(lineage_id, {}).items()}
         names = sorted(sides)
         for i, first in enumerate(names):
             for second in names[i + 1 :]:

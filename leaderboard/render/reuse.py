@@ -36,8 +36,9 @@ class PageReuse:
         stored = cache.read_json(manifest)
         self.old: dict = stored.get("pages", {})
         self.new: dict[str, list[str]] = {}
-        self.old_charts: dict = stored.get("charts", {})
-        self.new_charts: dict[str, list[str]] = {}
+        # Values made from inputs (charts' specs, say), by name: [inputs' hash, JSON text, its hash].
+        self.old_values: dict = stored.get("values", {})
+        self.new_values: dict[str, list[str]] = {}
         self.old_sources: dict = stored.get("sources", {})
         self.new_sources: dict[str, list] = {}
         # id -> (the object, kept so that its id is never another's; its stable text)
@@ -67,6 +68,14 @@ class PageReuse:
         return self._shared[name][1]
 
     def _stable(self, value: object) -> object:
+        if value.__class__ is ResultRow and value.frozen:
+            # A result is on its entry page, its board, its submitter's and accelerator's pages and
+            # more: its columns are hashed once, not on each of them (30 MB a rebuild). A row not
+            # yet read-only could still change: it is hashed where it stands, below.
+            remembered = self._objects.get(id(value))
+            if remembered is not None and remembered[0] is value:
+                return remembered[1]
+            return self._once(value, lambda: dict(value))
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             # Many pages show the same board or lineage: its fields are hashed once, not once a
             # page. Its properties are worked out from its fields by code the cache's version covers.
@@ -79,11 +88,6 @@ class PageReuse:
                     {f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
                 ],
             )
-        if value.__class__ is ResultRow and value.frozen:
-            # A result is on its entry page, its board, its submitter's and accelerator's pages and
-            # more: its columns are hashed once, not on each of them (30 MB a rebuild). A row not
-            # yet read-only could still change: it is hashed where it stands, below.
-            return self._once(value, lambda: dict(value))
         for plain in PLAIN:
             if isinstance(value, plain):
                 return [f"{type(value).__module__}.{type(value).__qualname__}", plain(value)]
@@ -109,13 +113,12 @@ class PageReuse:
         recorded = self.old.get(relative)
         if not isinstance(recorded, list) or len(recorded) != 3 or recorded[0] != key:
             return False
-        path = self.previous / relative
         try:
             identity = self._found.get(relative)
             if identity is None:
                 return False  # gone, or not a regular file
             if identity != recorded[2]:
-                if cache.digest(path.read_bytes()) != recorded[1]:
+                if cache.digest((self.previous / relative).read_bytes()) != recorded[1]:
                     return False
                 recorded = [key, recorded[1], identity]
         except OSError:
@@ -136,28 +139,44 @@ class PageReuse:
     def charts(self, stem: str, inputs: list) -> list[Chart] | None:
         """A division's chart specs as last drawn from the same rows (building them with
         Altair is a large part of a rebuild); None when anything differs."""
-        recorded = self.old_charts.get(stem)
+        fields = self.value(stem, inputs)
+        try:
+            return None if fields is None else [Chart(**chart) for chart in fields]
+        except TypeError:
+            self.new_values.pop(stem, None)
+            return None
+
+    def record_charts(self, stem: str, inputs: list, charts: list[Chart]) -> None:
+        self.record_value(stem, inputs, [vars(c) for c in charts])
+
+    def value(self, stem: str, inputs: list) -> object:
+        """The value last recorded (record_value) under `stem` for the same `inputs`; None when
+        there is none, or anything differs."""
+        recorded = self.old_values.get(stem)
         try:
             key, text, text_digest = recorded
             if key is None or key != self._inputs_key(inputs) or cache.digest(text) != text_digest:
                 return None
-            charts = [Chart(**fields) for fields in orjson.loads(text)]
+            found = orjson.loads(text)
         except (TypeError, ValueError):
             return None
-        self.new_charts[stem] = recorded
-        return charts
+        self.new_values[stem] = recorded
+        return found
 
-    def record_charts(self, stem: str, inputs: list, charts: list[Chart]) -> None:
+    def record_value(self, stem: str, inputs: list, value: object) -> bool:
+        """Remember `value` as made from `inputs` (a JSON value orjson gives back exactly: else
+        nothing is remembered); whether it was."""
         key = self._inputs_key(inputs)
         if key is None:
-            return
+            return False
         try:
-            text = orjson.dumps([vars(c) for c in charts]).decode()
-            if [Chart(**fields) for fields in orjson.loads(text)] != charts:
-                return  # not exactly what JSON gives back
+            text = orjson.dumps(value).decode()
+            if orjson.loads(text) != value:
+                return False
         except (TypeError, ValueError):
-            return
-        self.new_charts[stem] = [key, text, cache.digest(text)]
+            return False
+        self.new_values[stem] = [key, text, cache.digest(text)]
+        return True
 
     def _inputs_key(self, inputs: list) -> str | None:
         try:
@@ -181,7 +200,7 @@ class PageReuse:
 
     def save(self) -> None:
         """Only once the new site is in place: the manifest describes the site beside it."""
-        cache.write_json(self.manifest, {"pages": self.new, "charts": self.new_charts, "sources": self.new_sources})
+        cache.write_json(self.manifest, {"pages": self.new, "values": self.new_values, "sources": self.new_sources})
 
 
 def identities_of(previous: Path, manifest: Path) -> dict[str, list[int]]:

@@ -426,6 +426,16 @@ class SiteWriter:
                 self.reuse.record_charts(stem, inputs, charts)
         return charts
 
+    def remembered(self, name: str, inputs: list, make: Callable[[], object]) -> object:
+        """What `make()` gives (a JSON value, made from `inputs` alone, by code the cache's version
+        covers): as last made from the same inputs, else made afresh."""
+        found = self.reuse.value(name, inputs) if self.reuse is not None else None
+        if found is None:
+            found = make()
+            if self.reuse is not None:
+                self.reuse.record_value(name, inputs, found)
+        return found
+
     def chart(self, chart: Chart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it. An SVG is
         drawn from the spec alone, by the renderer: the previous site's is kept when both are as
