@@ -29,7 +29,20 @@ from conftest import ROOT, run_cli
 from leaderboard import store
 from leaderboard.families import family
 from leaderboard.normalize import TIERS, competition_ranks, cost_marks, slug
-from leaderboard.render import charts, downloads, entries, exports, feeds, history, model, painter, prices, site, writer
+from leaderboard.render import (
+    charts,
+    downloads,
+    entries,
+    exports,
+    feeds,
+    history,
+    kept_charts,
+    model,
+    painter,
+    prices,
+    site,
+    writer,
+)
 from leaderboard.render import colours as colours_module
 from leaderboard.render.chart_points import result_points
 
@@ -1436,7 +1449,7 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
     # through the writer: every page's inputs (boards, lineages, vendor lines among them) have a
     # stable hash, and every unchanged file is the previous site's.
     # Nor is any submission file read for its entry page: the database holds its digest.
-    drawn, built, written, kept, read, scripts = [], [], [], [], [], []
+    drawn, built, written, kept, read, scripts, spec_texts = [], [], [], [], [], [], []
     file_bytes = entries._project_file_bytes
     board_script = downloads.board_script
 
@@ -1480,8 +1493,13 @@ def test_a_rebuild_after_one_change_is_identical_to_a_full_build(tmp_path, monke
         patched.setattr(
             writer.SiteWriter, "write", lambda self, relative, *a: written.append(relative) or write(self, relative, *a)
         )
+        texts = kept_charts.SpecStore.text
+        patched.setattr(
+            kept_charts.SpecStore, "text", lambda self, digest: spec_texts.append(digest) or texts(self, digest)
+        )
         build_in_process(first)
-    assert drawn == [] and built == [] and written == [] and read == [] and scripts == []
+    # Nor is any chart's spec text read: a page is kept by its charts' hashes.
+    assert drawn == [] and built == [] and written == [] and read == [] and scripts == [] and spec_texts == []
     # Nor is any download exported again: each is the previous site's, its tables' rows unchanged.
     downloads_shipped = {
         f"data/{p.name}"

@@ -19,6 +19,7 @@ import orjson
 
 from leaderboard import cache
 from leaderboard.render.charts import Chart
+from leaderboard.render.kept_charts import SPECS, KeptChart, SpecStore
 from leaderboard.render.model import ResultRow
 
 MANIFEST = "site-pages.json"
@@ -39,6 +40,7 @@ class PageReuse:
         # Values made from inputs (charts' specs, say), by name: [inputs' hash, JSON text, its hash].
         self.old_values: dict = stored.get("values", {})
         self.new_values: dict[str, list[str]] = {}
+        self.specs = SpecStore(manifest.parent / SPECS if manifest is not None else None)
         self.old_sources: dict = stored.get("sources", {})
         self.new_sources: dict[str, list] = {}
         # id -> (the object, kept so that its id is never another's; its stable text)
@@ -76,6 +78,10 @@ class PageReuse:
             if remembered is not None and remembered[0] is value:
                 return remembered[1]
             return self._once(value, lambda: dict(value))
+        if value.__class__ is KeptChart:
+            # A chart, by its spec file's hash: its 40 KB of spec text, escaped again on each page
+            # that shows it, were a tenth of the keys' time.
+            return f"chart {value.file_digest}"
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             # Many pages show the same board or lineage: its fields are hashed once, not once a
             # page. Its properties are worked out from its fields by code the cache's version covers.
@@ -136,18 +142,41 @@ class PageReuse:
         except OSError:
             pass
 
-    def charts(self, stem: str, inputs: list) -> list[Chart] | None:
-        """A division's chart specs as last drawn from the same rows (building them with
-        Altair is a large part of a rebuild); None when anything differs."""
+    def charts(self, stem: str, inputs: list, draw: Callable[[], list[Chart]]) -> list[KeptChart] | None:
+        """A division's charts as last built from the same rows (building them is a large part of
+        a rebuild), their spec texts read when asked for; None when anything differs. A text
+        missing or spoilt by then is built again by `draw()`."""
         fields = self.value(stem, inputs)
-        try:
-            return None if fields is None else [Chart(**chart) for chart in fields]
-        except TypeError:
-            self.new_values.pop(stem, None)
+        if fields is None:
             return None
+        again: dict[str, KeptChart] = {}
 
-    def record_charts(self, stem: str, inputs: list, charts: list[Chart]) -> None:
-        self.record_value(stem, inputs, [vars(c) for c in charts])
+        def load(chart: KeptChart) -> str:
+            text = self.specs.text(chart.json_digest)
+            if text is not None:
+                return text
+            if not again:  # the same inputs, by the same code: the same charts
+                again.update((c.name, KeptChart.of(c)) for c in draw())
+            built = again.get(chart.name)
+            if built is None or built.json_digest != chart.json_digest:
+                raise RuntimeError(f"chart {chart.name} was built otherwise from the same inputs")
+            self.specs.keep(built, replace=True)
+            return built.spec_json
+
+        try:
+            if not isinstance(fields, list) or not all(isinstance(chart, list) for chart in fields):
+                raise TypeError("not a list of charts")
+            charts = [KeptChart(*chart, load=load) for chart in fields]
+        except TypeError:
+            self.new_values.pop(stem, None)  # not kept for the next build either
+            return None
+        self.specs.used.update(chart.json_digest for chart in charts)
+        return charts
+
+    def record_charts(self, stem: str, inputs: list, charts: list[KeptChart]) -> None:
+        for chart in charts:
+            self.specs.keep(chart)
+        self.record_value(stem, inputs, [chart.fields() for chart in charts])
 
     def value(self, stem: str, inputs: list) -> object:
         """The value last recorded (record_value) under `stem` for the same `inputs`; None when
@@ -201,6 +230,7 @@ class PageReuse:
     def save(self) -> None:
         """Only once the new site is in place: the manifest describes the site beside it."""
         cache.write_json(self.manifest, {"pages": self.new, "values": self.new_values, "sources": self.new_sources})
+        self.specs.prune()
 
 
 def identities_of(previous: Path, manifest: Path) -> dict[str, list[int]]:

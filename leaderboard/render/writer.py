@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
-import orjson
 from markupsafe import Markup, escape
 
 from leaderboard.cache import digest
@@ -24,6 +23,7 @@ from leaderboard.problems import plural
 from leaderboard.render import model
 from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
+from leaderboard.render.kept_charts import KeptChart
 from leaderboard.render.model import SiteData
 from leaderboard.render.painter import Painter, renderer_version, vega_lite_version
 from leaderboard.render.prices import significant
@@ -109,6 +109,7 @@ def environment(cache: Path | None = None) -> jinja2.Environment:
     env.filters["significant"] = significant
     env.filters["plural"] = plural
     env.filters["script_json"] = script_json
+    env.filters["script_text"] = script_text
     env.filters["slug"] = slug
     env.filters["g4"] = four_digits
     env.filters["chip_count"] = chip_count
@@ -214,7 +215,12 @@ def usd(value: float | None) -> str:
 
 def script_json(value: object) -> Markup:
     """JSON safe inside <script>: no '<', '>' or '&' can close the element or start markup."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return script_text(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+
+
+def script_text(text: str) -> Markup:
+    """JSON text (script_json's, a chart's spec text) made safe inside <script> as script_json
+    makes it: the characters replaced are only ever inside its strings, where an escape means them."""
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
@@ -342,8 +348,7 @@ class SiteWriter:
             raise TypeError("copy() of bytes not yet read needs their digest")
         content_digest = content_digest or digest(content)
         key = f"copy {content_digest}"
-        if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
-            self.keep(relative)
+        if self._kept(relative, key):
             return
         if callable(content):
             content = content()
@@ -408,20 +413,26 @@ class SiteWriter:
 
     def _drawn(self, relative: str, key: str | None, draw: Callable[[], str]) -> None:
         """The previous site's file when its inputs hashed to `key` (None: unknown), else `draw()`'s text."""
-        if key is not None and self.previous is not None and self.reuse.unchanged(relative, key):
-            self.keep(relative)
+        if key is not None and self._kept(relative, key):
             return
         text = draw().encode("utf-8")
         reuse = self.reuse
         self.write(relative, text, None if key is None else lambda file: reuse.record(relative, key, text, file))
 
-    def chart_specs(self, stem: str, inputs: list, draw: Callable[[], list[Chart]]) -> list[Chart]:
+    def _kept(self, relative: str, key: str) -> bool:
+        """Whether the previous site's file, drawn from inputs that hashed to `key`, is kept."""
+        if self.reuse is not None and self.previous is not None and self.reuse.unchanged(relative, key):
+            self.keep(relative)
+            return True
+        return False
+
+    def chart_specs(self, stem: str, inputs: list, draw: Callable[[], list[Chart]]) -> list[KeptChart]:
         """The charts `draw()` builds from `inputs` (every value they are built from): as last
         built from the same inputs, else built afresh (building them with Altair is a large part
         of a rebuild)."""
-        charts = self.reuse.charts(stem, inputs) if self.reuse is not None else None
+        charts = self.reuse.charts(stem, inputs, draw) if self.reuse is not None else None
         if charts is None:
-            charts = draw()
+            charts = [KeptChart.of(chart) for chart in draw()]
             if self.reuse is not None:
                 self.reuse.record_charts(stem, inputs, charts)
         return charts
@@ -436,20 +447,18 @@ class SiteWriter:
                 self.reuse.record_value(name, inputs, found)
         return found
 
-    def chart(self, chart: Chart) -> dict:
+    def chart(self, chart: KeptChart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it. An SVG is
         drawn from the spec alone, by the renderer: the previous site's is kept when both are as
         they were; else it is drawn (or taken from the cache of drawings) in a worker process
         while the pages go on, and written when it is done (finish())."""
-        spec = orjson.dumps(chart.spec, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
-        spec_digest = digest(spec)
-        self.copy(f"charts/{chart.name}.vl.json", spec, spec_digest)
+        spec_file = f"charts/{chart.name}.vl.json"
+        if not self._kept(spec_file, f"copy {chart.file_digest}"):  # copy()'s key: its hash
+            self.copy(spec_file, chart.spec_file())
         svg = f"charts/{chart.name}.svg"
-        key = f"svg {renderer_version(self.vl_version)} {spec_digest}"
+        key = f"svg {renderer_version(self.vl_version)} {chart.file_digest}"
         reuse = self.reuse
-        if reuse is not None and self.previous is not None and reuse.unchanged(svg, key):
-            self.keep(svg)
-        else:
+        if not self._kept(svg, key):
 
             def deliver(drawn: str) -> None:
                 record = None if reuse is None else lambda file: reuse.record(svg, key, drawn, file)
@@ -460,6 +469,6 @@ class SiteWriter:
             "name": chart.name,
             "title": chart.title,
             "description": chart.description,
-            "spec": chart.spec,
+            "kept": chart,  # its spec text, read when the page is drawn
             "svg": f"charts/{chart.name}.svg",
         }
