@@ -111,4 +111,4 @@ bench: $(STAMP) bytecode
 	@$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) site leaderboard.duckdb .pytest_cache web/node_modules web/build
+	rm -rf $(VENV) site .site.spare leaderboard.duckdb .pytest_cache web/node_modules web/build

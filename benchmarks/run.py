@@ -165,7 +165,7 @@ def run(sizes: list[int]) -> list[dict]:
             ],
             folder,
         )
-        for leftover in ("site", ".leaderboard-cache", "bench.duckdb"):  # from scratch, no cache
+        for leftover in ("site", ".site.spare", ".leaderboard-cache", "bench.duckdb"):  # from scratch, no cache
             target = folder / leftover
             shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
         database = measure([PYTHON, "-c", BUILD_DB], folder)

@@ -40,22 +40,47 @@ def exchange(a: Path, b: Path) -> bool:
     return result == 0
 
 
-def replace_dir(staging: Path, target: Path, background: bool = False) -> None:
-    """Put the finished folder `staging` in place of `target`; the old one is removed after, by a
-    process of its own when `background` (the caller need not wait for thousands of files to go;
-    a removal cut short leaves a `.<target>.*.old` folder, which the next build removes)."""
+def replace_dir(staging: Path, target: Path, background: bool = False, spare: Path | None = None) -> None:
+    """Put the finished folder `staging` in place of `target`; the old one is kept as `spare` (a
+    spare there before is removed), else removed after, by a process of its own when `background`
+    (the caller need not wait for thousands of files to go; a removal cut short leaves a
+    `.<target>.*.old` folder, which the next build removes)."""
     if not target.exists():
         os.replace(staging, target)
         return
-    old = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.old")
+    old = _aside_name(target)
     if exchange(staging, target):
         os.replace(staging, old)  # staging now holds the old folder
     else:
         os.replace(target, old)
         os.replace(staging, target)
+    if spare is not None:
+        if os.path.lexists(spare):
+            remove_aside(spare)
+        try:
+            os.replace(old, spare)
+            return
+        except OSError:
+            pass
     if background and remove_in_background(old):
         return
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _aside_name(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex}.old")
+
+
+def remove_aside(folder: Path) -> None:
+    """Remove `folder` under another name at once (the name is free), its files in the background."""
+    old = _aside_name(folder)
+    try:
+        os.replace(folder, old)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    if not remove_in_background(old):
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def remove_in_background(folder: Path) -> bool:

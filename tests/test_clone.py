@@ -84,9 +84,10 @@ def _build(project: Path) -> None:
 
 
 def _leftovers(project: Path) -> list[str]:
-    """Staging or removed folders still beside the site, once a background removal had time to end."""
+    """Staging or removed folders still beside the site (its spare aside), once a background
+    removal had time to end."""
     for _ in range(100):
-        left = sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
+        left = sorted(p.name for p in project.iterdir() if p.name.startswith(".site.") and p.name != ".site.spare")
         if not left:
             break
         time.sleep(0.1)
@@ -173,3 +174,109 @@ def test_the_previous_sites_pages_are_looked_up_while_the_build_validates(tmp_pa
 
     assert reuse.PageReuse(site, manifest, found=failed)._found == found
     assert reuse.PageReuse(site, manifest)._found == found
+
+
+def _inodes(folder: Path) -> dict[str, int]:
+    """Every file and link under `folder` (links not followed) by its path: its inode."""
+    return {
+        p.relative_to(folder).as_posix(): p.lstat().st_ino
+        for p in sorted(folder.rglob("*"))
+        if p.is_symlink() or not p.is_dir()
+    }
+
+
+def test_mirror_makes_a_folder_hold_hard_links_to_exactly_what_another_holds(tmp_path):
+    source, target, outside = tmp_path / "source", tmp_path / "target", tmp_path / "outside"
+    for relative in ("a.html", "same.html", "x/b.html", "x/y/c.html", "to-file/d.html", "new/e.html"):
+        (source / relative).parent.mkdir(parents=True, exist_ok=True)
+        (source / relative).write_text(relative)
+    (source / "empty").mkdir()
+    outside.mkdir()
+    (outside / "keep.txt").write_text("not the site's")
+    (source / "link").symlink_to(outside / "keep.txt")
+    # The target: an older copy with links to the same files, others to files since replaced,
+    # strays, a file where a folder is and a folder where a file is.
+    (target / "x" / "y").mkdir(parents=True)
+    os.link(source / "same.html", target / "same.html")
+    (target / "a.html").write_text("an older a.html")
+    (target / "x" / "y" / "c.html").write_text("older")
+    (target / "x" / "stray.html").write_text("stray")
+    (target / "stray-folder" / "deep").mkdir(parents=True)
+    (target / "stray-folder" / "deep" / "f.html").write_text("stray")
+    (target / "to-file").write_text("a file where a folder is")
+    (target / "x" / "b.html").mkdir()  # a folder where a file is
+    (target / "x" / "b.html" / "inside.html").write_text("x")
+    (target / "stray-link").symlink_to(outside)
+    before = _files(source) | {"keep": (outside / "keep.txt").read_text()}
+    clone.mirror(source, target)
+    assert _inodes(target) == _inodes(source)
+    assert _folders(target) == _folders(source)
+    assert _files(source) | {"keep": (outside / "keep.txt").read_text()} == before  # nothing followed or written
+    assert os.readlink(target / "link") == str(outside / "keep.txt")
+
+
+def test_a_rebuild_starts_from_the_site_it_replaced_and_equals_a_fresh_build(tmp_path, monkeypatch):
+    """The second rebuild's copy is the first rebuild's replaced site (`.site.spare`), mirrored:
+    spoilt by hand, it still gives the previous site's copy, which the previous site never sees."""
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    project = _project(tmp_path / "incremental")
+    _build(project)
+    spare = project / ".site.spare"
+    assert not spare.exists()
+    edited = project / "submissions" / SHIPPED[0]
+    edited.write_text(edited.read_text(encoding="utf-8").replace("CC BY 4.0)", "CC BY 4.0, cited anew)"))
+    _build(project)
+    site = project / "site"
+    assert spare.is_dir() and _files(spare) != _files(site)  # the site the rebuild replaced
+    (spare / "stray.html").write_text("left by hand")
+    shutil.rmtree(spare / "entries")
+    (spare / "index.html").unlink()
+    (spare / "index.html").mkdir()
+    (spare / "data" / "results.csv").write_text("edited in the spare")
+    snapshot = tmp_path / "snapshot"
+    subprocess.run(["cp", "-al", str(site), str(snapshot)], check=True)
+    before = _files(snapshot)
+    used = []
+    from_spare = clone._from_spare
+    monkeypatch.setattr(clone, "_from_spare", lambda *a: used.append(from_spare(*a)) or used[-1])
+    (project / "submissions" / SHIPPED[1]).unlink()
+    _build(project)
+
+    assert used and used[0] is not None  # the copy started from the spare
+    assert _files(snapshot) == before  # the previous site was never written to
+    assert _files(spare) == before and _inodes(spare) == _inodes(snapshot)  # it is the spare now
+    fresh = _project(tmp_path / "fresh")
+    shutil.copyfile(edited, fresh / "submissions" / SHIPPED[0])
+    (fresh / "submissions" / SHIPPED[1]).unlink()
+    _build(fresh)
+    database = "data/leaderboard.duckdb"
+    rebuilt, built = _files(site), _files(fresh / "site")
+    assert {k: v for k, v in rebuilt.items() if k != database} == {k: v for k, v in built.items() if k != database}
+    assert _folders(site) == _folders(fresh / "site")
+    assert _leftovers(project) == []
+    # Without its site, a build removes the spare too.
+    shutil.rmtree(site)
+    _build(project)
+    assert not spare.exists() and _leftovers(project) == []
+
+
+def test_a_spare_that_cannot_be_mirrored_leaves_the_site_to_be_drawn_afresh(tmp_path, monkeypatch):
+    """mirror() failing in its process: no copy (the build draws in an empty folder), nothing of the
+    spare left behind, the previous site untouched."""
+    monkeypatch.setenv("LEADERBOARD_CACHE", "")
+    site = tmp_path / "site"
+    (site / "x").mkdir(parents=True)
+    (site / "x" / "a.html").write_text("a")
+    (tmp_path / ".site.spare").mkdir()
+
+    def failing(source, target):
+        raise OSError("no room")
+
+    monkeypatch.setattr(clone, "mirror", failing)
+    started = clone.start(site)
+    try:
+        assert started.ready() is None
+    finally:
+        started.discard()
+    assert not started.staging.exists() and not (tmp_path / ".site.spare").exists()
+    assert _files(site) == {"x/a.html": hashlib.sha256(b"a").hexdigest()}

@@ -366,12 +366,12 @@ def test_sigkill_at_any_point_leaves_the_previous_build_intact(project):
 
 def leftovers_once_removed(project: Path, wait: float = 60) -> list[str]:
     """The hidden files a build left beside the site, once the replaced site's removal (on its
-    own, in the background: `.site.<pid>.<id>.old`) is done or `wait` seconds have passed."""
+    own, in the background: `.site.<pid>.<id>.old`) is done or `wait` seconds have passed. The
+    site a rebuild replaced, kept for the next one (`.site.spare`: render/clone.py), is none."""
     deadline = time.monotonic() + wait
+    kept = {".leaderboard-build.lock", ".site.spare"}
     while True:
-        leftovers = sorted(
-            p.name for p in project.iterdir() if p.name.startswith(".") and p.name != ".leaderboard-build.lock"
-        )
+        leftovers = sorted(p.name for p in project.iterdir() if p.name.startswith(".") and p.name not in kept)
         removing = [name for name in leftovers if re.fullmatch(r"\.site\.\d+\.[0-9a-f]{32}\.old", name)]
         if leftovers != removing or not removing or time.monotonic() > deadline:
             return leftovers

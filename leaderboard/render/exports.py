@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -107,6 +108,10 @@ def write_arrows(pairs: list[tuple[str, str]]) -> None:
     half-initialized), or where the import would wait for nothing else."""
     if not pairs:
         return
+    # numpy, which pyarrow imports, starts OpenBLAS's threads, which spin waiting for work that
+    # never comes: a tenth of a second of a rebuild's processor time, in this process of its own
+    # (which does no linear algebra).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     import pyarrow as pa
     import pyarrow.parquet as pq
 

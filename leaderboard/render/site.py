@@ -29,7 +29,7 @@ from leaderboard.render import (
     sqlpage,
 )
 from leaderboard.render import prices as site_prices
-from leaderboard.render.clone import Clone, prune
+from leaderboard.render.clone import Clone, prune, spare_name
 from leaderboard.render.colours import Style, accelerator_styles
 from leaderboard.render.model import SiteData
 from leaderboard.render.reuse import MANIFEST, PageReuse
@@ -93,7 +93,8 @@ def _render_site(
             pass
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    atomic.replace_dir(staging, out, background=True)  # the old site's thousands of files go on their own
+    # The old site is kept beside it, for the next rebuild's copy to start from (render/clone.py).
+    atomic.replace_dir(staging, out, background=True, spare=spare_name(out))
     writer.reuse.save()
 
 
