@@ -1,7 +1,9 @@
 """The site at the size of every shipped round: a cold `leaderboard build` of the shipped
 submissions (no site, database or cache) with its worker processes and, side by side, with none
 (`--jobs 1`), and one just after the last build's site, database and cache were deleted; a
-rebuild after one changed file, as a command and under `leaderboard build --watch`;
+rebuild after one changed file as a command (the first after the cold build, whose copy of the
+site is made by `cp -al`, and the next edit, whose copy starts from the site the last rebuild
+replaced) and under `leaderboard build --watch`;
 a rebuild of nothing changed; the peak memory of the whole process tree; the site's pages, size
 and largest page; and where a cold build's time goes (cProfile of the build's main thread, the
 charts drawn in it). Prints a markdown section for RESULTS.md.
@@ -163,7 +165,12 @@ def until_watching(watcher: subprocess.Popen) -> None:
     raise RuntimeError("the watcher ended")
 
 
-def one_round(folder: Path, cold: list, single: list, changed: list, unchanged: list, sample: bool) -> None:
+def one_round(
+    folder: Path, cold: list, single: list, changed: list, again: list, unchanged: list, sample: bool
+) -> None:
+    """Cold builds, then the first rebuild after one changed file (its copy of the site made by
+    `cp -al`), the edit put back and built, the next edit (its copy made from the site the last
+    rebuild replaced, `.site.spare`: render/clone.py), put back and built, and nothing changed."""
     clean(folder)
     stop_server()
     single.append(timed_build(folder, "--jobs", "1", sample=sample))
@@ -172,10 +179,11 @@ def one_round(folder: Path, cold: list, single: list, changed: list, unchanged: 
     cold.append(timed_build(folder, sample=sample))
     path = folder / CHANGED
     original = path.read_text(encoding="utf-8")
-    path.write_text(original.replace("framework: ", "framework: Changed ", 1), encoding="utf-8")
-    changed.append(timed_build(folder, sample=sample))
-    path.write_text(original, encoding="utf-8")
-    timed_build(folder)
+    for edit, times in (("Changed", changed), ("Changed again", again)):
+        path.write_text(original.replace("framework: ", f"framework: {edit} ", 1), encoding="utf-8")
+        times.append(timed_build(folder, sample=sample))
+        path.write_text(original, encoding="utf-8")
+        timed_build(folder)
     unchanged.append(timed_build(folder, sample=sample))
 
 
@@ -231,13 +239,14 @@ def measure(repeat: int = 3) -> dict:
     changed, timed, then the same edit under `--watch`; then one more of each build with its memory
     sampled; last, as many cold builds each just after a delete, and one more sampled."""
     folder = fresh_project()
-    cold, single, deleted, changed, unchanged = [], [], [], [], []
+    cold, single, deleted, changed, again, unchanged = [], [], [], [], [], []
     watched = []
     for _ in range(repeat):
-        one_round(folder, cold, single, changed, unchanged, sample=False)
+        one_round(folder, cold, single, changed, again, unchanged, sample=False)
         watched.append(watched_edit(folder))
-    memory: dict[str, list[Measure]] = {"cold": [], "single": [], "changed": [], "unchanged": [], "deleted": []}
-    one_round(folder, memory["cold"], memory["single"], memory["changed"], memory["unchanged"], sample=True)
+    kinds = ("cold", "single", "changed", "again", "unchanged", "deleted")
+    memory: dict[str, list[Measure]] = {kind: [] for kind in kinds}
+    one_round(folder, *(memory[kind] for kind in kinds[:-1]), sample=True)
     server = server_pid()
     server_mib = tree_pss_kib(server) / 1024 if server else 0.0
     total_bytes, file_count, largest_page, largest_bytes = site_size(folder)
@@ -254,6 +263,7 @@ def measure(repeat: int = 3) -> dict:
         "single": single,
         "deleted": deleted,
         "changed": changed,
+        "again": again,
         "unchanged": unchanged,
         "watched": watched,
         "memory": memory,
@@ -273,9 +283,6 @@ def markdown(m: dict) -> list[str]:
     def best(values: list[Measure]) -> Measure:
         return min(values, key=lambda v: v.seconds)
 
-    def runs(values: list[Measure]) -> str:
-        return ", ".join(f"{v.seconds:.1f}" for v in values)
-
     def met(value: float, target: float) -> str:
         return "met" if value <= target else "NOT met"
 
@@ -283,14 +290,15 @@ def markdown(m: dict) -> list[str]:
     memory = m["memory"]
     peak = max(v.peak_mib for values in memory.values() for v in values)
     # The cold build started the server, so its tree held it; the rebuilds' trees did not.
-    rebuilt = max(v.peak_mib for kind in ("changed", "unchanged") for v in memory[kind])
+    rebuilt = max(v.peak_mib for kind in ("changed", "again", "unchanged") for v in memory[kind])
     with_server = max(peak, rebuilt + m["server_mib"])
 
-    def row(label: str, kind: str, target: str) -> str:
+    def row(label: str, kind: str, target: str, digits: int = 1) -> str:
         b = best(m[kind])
         sampled = memory[kind][0]
+        every = ", ".join(f"{v.seconds:.{digits}f}" for v in m[kind])
         return (
-            f"| {label} | {b.seconds:.1f} ({runs(m[kind])}) | {b.cpu:.1f} | "
+            f"| {label} | {b.seconds:.{digits}f} ({every}) | {b.cpu:.1f} | "
             f"{sampled.peak_mib:,.0f} MiB ({sampled.seconds:.1f} s) | {target} |"
         )
 
@@ -309,10 +317,21 @@ def markdown(m: dict) -> list[str]:
         row("cold (no site, database or cache)", "cold", f"at most 20 s: {met(cold.seconds, 20)}"),
         row("cold, `--jobs 1` (charts drawn in the build's process)", "single", ""),
         row("cold, just after the last build's site, database and cache were deleted", "deleted", ""),
-        row("after one changed file", "changed", f"at most 2 s: {met(changed.seconds, 2)}"),
-        row("nothing changed", "unchanged", ""),
-        f"| after one changed file, under `build --watch` (saved to built) | {min(m['watched']):.1f} "
-        f"({', '.join(f'{v:.1f}' for v in m['watched'])}) |  |  | at most 2 s: {met(min(m['watched']), 2)} |",
+        row(
+            "after one changed file, the first rebuild after the cold build (its copy by `cp -al`)",
+            "changed",
+            f"at most 2 s: {met(changed.seconds, 2)}",
+            2,
+        ),
+        row(
+            "after one changed file, the next edit (its copy from the site the last rebuild replaced)",
+            "again",
+            f"at most 2 s: {met(best(m['again']).seconds, 2)}",
+            2,
+        ),
+        row("nothing changed", "unchanged", "", 2),
+        f"| after one changed file, under `build --watch` (saved to built) | {min(m['watched']):.2f} "
+        f"({', '.join(f'{v:.2f}' for v in m['watched'])}) |  |  | at most 2 s: {met(min(m['watched']), 2)} |",
         "",
         "- Cold builds start with no site, database or cache: the last build's are moved aside, not "
         "deleted (`clean()`: on this machine's file system, files created within a minute of thousands "
