@@ -119,16 +119,23 @@ def test_a_rebuild_in_the_copy_never_writes_the_previous_site_and_equals_a_fresh
     _build(project)
 
     assert _files(snapshot) == before  # the previous site was never written to
-    fresh = _project(tmp_path / "fresh")
+    _assert_built_afresh_alike(site, tmp_path / "fresh", edited)
+    assert "cited anew" in (site / "data" / "results.csv").read_text(encoding="utf-8")
+    assert _leftovers(project) == []
+
+
+def _assert_built_afresh_alike(site: Path, fresh: Path, edited: Path) -> None:
+    """`site` is the site built from scratch in `fresh` from the same input (SHIPPED[0] as
+    `edited`, SHIPPED[1] removed), file for file (the DuckDB file by nothing: it carries random
+    identifiers), and has no folder left empty."""
+    _project(fresh)
     shutil.copyfile(edited, fresh / "submissions" / SHIPPED[0])
     (fresh / "submissions" / SHIPPED[1]).unlink()
     _build(fresh)
     database = "data/leaderboard.duckdb"
     rebuilt, built = _files(site), _files(fresh / "site")
     assert {k: v for k, v in rebuilt.items() if k != database} == {k: v for k, v in built.items() if k != database}
-    assert _folders(site) == _folders(fresh / "site")  # no folder left empty
-    assert "cited anew" in (site / "data" / "results.csv").read_text(encoding="utf-8")
-    assert _leftovers(project) == []
+    assert _folders(site) == _folders(fresh / "site")
 
 
 def test_a_build_that_stops_before_its_site_leaves_no_copy(tmp_path, monkeypatch):
@@ -245,14 +252,7 @@ def test_a_rebuild_starts_from_the_site_it_replaced_and_equals_a_fresh_build(tmp
     assert used and used[0] is not None  # the copy started from the spare
     assert _files(snapshot) == before  # the previous site was never written to
     assert _files(spare) == before and _inodes(spare) == _inodes(snapshot)  # it is the spare now
-    fresh = _project(tmp_path / "fresh")
-    shutil.copyfile(edited, fresh / "submissions" / SHIPPED[0])
-    (fresh / "submissions" / SHIPPED[1]).unlink()
-    _build(fresh)
-    database = "data/leaderboard.duckdb"
-    rebuilt, built = _files(site), _files(fresh / "site")
-    assert {k: v for k, v in rebuilt.items() if k != database} == {k: v for k, v in built.items() if k != database}
-    assert _folders(site) == _folders(fresh / "site")
+    _assert_built_afresh_alike(site, tmp_path / "fresh", edited)
     assert _leftovers(project) == []
     # Without its site, a build removes the spare too.
     shutil.rmtree(site)
