@@ -452,9 +452,8 @@ class SiteWriter:
         drawn from the spec alone, by the renderer: the previous site's is kept when both are as
         they were; else it is drawn (or taken from the cache of drawings) in a worker process
         while the pages go on, and written when it is done (finish())."""
-        spec_file = f"charts/{chart.name}.vl.json"
-        if not self._kept(spec_file, f"copy {chart.file_digest}"):  # copy()'s key: its hash
-            self.copy(spec_file, chart.spec_file())
+        # Its bytes made only when written: their hash is known.
+        self.copy(f"charts/{chart.name}.vl.json", chart.spec_file, chart.file_digest)
         svg = f"charts/{chart.name}.svg"
         key = f"svg {renderer_version(self.vl_version)} {chart.file_digest}"
         reuse = self.reuse
