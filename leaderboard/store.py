@@ -167,12 +167,11 @@ ROWS_KEPT_UP_TO = 20_000
 
 
 class Staged:
-    """A build's DuckDB database, filled in memory and written to a file beside its place by a
-    process forked for it (forked.py), while the build draws its site from the rows it is filled
+    """A build's DuckDB database, written to a file beside its place by a process forked for it (forked.py), while the build draws its site from the rows it is filled
     with (take_tables(); model.load reads them as the database gives them back); the build
     publish()es the file once the site is written too. The child has the rows without a copy,
     and its work waits for no lock of the pages' (on a thread of this process, the Python half
-    of filling, each row to JSON and hashed, took turns with the pages: 1.2 s instead of 0.4 s,
+    of filling, the rows to JSON and hashed, took turns with the pages: 1.2 s instead of 0.4 s,
     at the end of a rebuild's critical path). The child runs at a lower priority than the build
     (DATABASE_NICENESS)."""
 
@@ -183,8 +182,8 @@ class Staged:
         then: Callable[[duckdb.DuckDBPyConnection, dict[str, str | None]], object] | None = None,
         cache_folder: Path | None = None,
     ):
-        """`then(connection, digests)` runs in the child once the file is written, on the database
-        in memory (its current one) and its tables' digests: its result is then_result.
+        """`then(connection, digests)` runs in the child once the file is written, on the file's
+        database (the connection's current one) and its tables' digests: its result is then_result.
         `cache_folder`: where the tables' DDL is kept from build to build (duckdb_ddl)."""
         # Past ROWS_KEPT_UP_TO results the site reads the database once written: the rows and the
         # site's data are not in memory together (100,000 results: 2.7 GB at the peak, not 3.2).
@@ -243,33 +242,37 @@ DATABASE_NICENESS = 10  # added to the database's process's (see _make_file), as
 def _make_file(
     tables: dict[str, list[dict]], temporary: Path, then: Callable | None, cache_folder: Path | None
 ) -> tuple[dict, object]:
-    """In Staged's child: the tables filled in memory, then written to `temporary` in one copy
-    (DuckDB writes a file filled in memory faster than one filled in place); each table's digest,
-    and what `then` returns."""
+    """In Staged's child: the tables created and filled in `temporary` in one transaction, on one
+    thread; each table's digest, and what `then` returns."""
     import duckdb
 
     # The build's own process is the longer path (the pages): this one yields the processor to it,
     # as the drawing workers do. On two cores shared with them, a one-file rebuild that changes a
     # chart took 1.12x as long with this process at the same priority (benchmarks/RESULTS.md).
     os.nice(DATABASE_NICENESS)
-    duck = duckdb.connect()
+    # One thread: the build's own process has the other core. DuckDB's second thread took a
+    # fifth more of the processor's time for the same work.
+    duck = duckdb.connect(config={"threads": 1})
     try:
-        # In one call: the 200 statements create_all() runs one by one.
+        duck.execute(f"ATTACH {_literal(str(temporary))} AS staged_file (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+        duck.execute("USE staged_file")
+        # In one transaction written once, in place: a file filled in memory and then copied took
+        # a tenth of a second longer. In one call: the 200 statements create_all() runs one by one.
+        duck.execute("BEGIN")
         duck.execute(kept_ddl(cache_folder / DDL_CACHE if cache_folder is not None else None))
         digests = fill_duckdb(duck, tables)
         duck.execute(costs_at.duckdb_sql())
-        duck.execute(f"ATTACH {_literal(str(temporary))} AS staged_file (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
-        try:
-            duck.execute("COPY FROM DATABASE memory TO staged_file")
-        finally:
-            duck.execute("DETACH staged_file")
+        duck.execute("COMMIT")
+        duck.execute("CHECKPOINT")
         after = then(duck, digests) if then is not None else None
+        duck.execute("USE memory")
+        duck.execute("DETACH staged_file")
     except BaseException:
+        duck.close()
         temporary.unlink(missing_ok=True)
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
-    finally:
-        duck.close()
+    duck.close()
     return digests, after
 
 

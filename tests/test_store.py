@@ -782,7 +782,8 @@ DIGEST_ROWS = [{"entry_id": "a", "round": "r", "minutes": 0.5}, {"entry_id": "b"
 @pytest.mark.parametrize(
     "other, same",
     [
-        (list(reversed(DIGEST_ROWS)), True),  # the same rows in another order: the same table
+        # The same rows in another order hash apart: a download made again, never a wrong one kept.
+        (list(reversed(DIGEST_ROWS)), False),
         ([DIGEST_ROWS[0], {**DIGEST_ROWS[1], "minutes": 2.5}], False),  # one value
         ([DIGEST_ROWS[0], {**DIGEST_ROWS[1], "round": ""}], False),  # NULL is not ''
         (DIGEST_ROWS[:1], False),  # a row fewer
@@ -792,8 +793,19 @@ DIGEST_ROWS = [{"entry_id": "a", "round": "r", "minutes": 0.5}, {"entry_id": "b"
 )
 def test_a_table_loaded_from_rows_is_named_by_their_content(other, same):
     """The build hashes each table's rows as it loads them (the downloads' thread need not hash the
-    database again): the same rows in any order hash the same, any change of a value or row does not."""
+    database again): the same rows in the same order hash the same, any change of a value, a row or
+    their order does not."""
     assert (_loaded_digest(DIGEST_ROWS) == _loaded_digest(other)) is same
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5_000])
+def test_a_table_digest_does_not_depend_on_how_many_rows_are_written_at_a_time(chunk, monkeypatch):
+    from leaderboard import loading
+
+    rows = [*DIGEST_ROWS, {"entry_id": "c", "round": "s", "minutes": 3.0}]
+    whole = _loaded_digest(rows)
+    monkeypatch.setattr(loading, "JSON_ROWS", chunk)
+    assert _loaded_digest(rows) == whole
 
 
 def test_a_table_digest_names_its_columns_and_types():
