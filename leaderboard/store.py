@@ -167,12 +167,13 @@ ROWS_KEPT_UP_TO = 20_000
 
 
 class Staged:
-    """A build's DuckDB database, written to a file beside its place by a process forked for it (forked.py), while the build draws its site from the rows it is filled
-    with (take_tables(); model.load reads them as the database gives them back); the build
-    publish()es the file once the site is written too. The child has the rows without a copy,
-    and its work waits for no lock of the pages' (on a thread of this process, the Python half
-    of filling, the rows to JSON and hashed, took turns with the pages: 1.2 s instead of 0.4 s,
-    at the end of a rebuild's critical path). The child runs at a lower priority than the build
+    """A build's DuckDB database, written to a file beside its place by a process forked for it
+    (forked.py), while the build draws its site from the rows it is filled with (take_tables();
+    model.load reads them as the database gives them back); the build publish()es the file once
+    the site is written too. The child has the rows without a copy, and its work waits for no
+    lock of the pages' (on a thread of this process, the Python half of filling, the rows to JSON
+    and hashed, took turns with the pages: 1.2 s instead of 0.4 s, at the end of a rebuild's
+    critical path). The child runs at a lower priority than the build
     (DATABASE_NICENESS)."""
 
     def __init__(
