@@ -15,7 +15,7 @@ from pathlib import Path
 from leaderboard import atomic, store
 from leaderboard.cache import folder_beside
 from leaderboard.manifest import Unmatched, unmatched_cause, unmatched_text
-from leaderboard.memory import collector_paused, fewer_collections, release_freed_memory
+from leaderboard.memory import collector_paused, fewer_collections, kept_out_of_reach, release_freed_memory
 from leaderboard.problems import Problem, plural
 from leaderboard.render.clone import start as start_clone
 from leaderboard.rows import table_rows
@@ -175,7 +175,7 @@ def build(
         if cache is not None:
             check_cache_not_committed(cache)
         _remove_leftovers(db, out)
-        with fewer_collections():
+        with fewer_collections(), kept_out_of_reach():
             return _build(submissions, catalog, db, out, progress, base_url, jobs, cache)
 
 
@@ -193,12 +193,14 @@ def _build_with(submissions, catalog, db, out, progress, base_url, jobs, cache: 
     count = sum(1 for _ in submissions.rglob("*")) if progress else None
     tick = progress("validating", count) if progress else None
     cache_file = cache / "validation.json" if cache is not None else None
-    validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file, jobs=jobs)
+    # The entries and then the rows are kept for the next step: not walked by the collector.
+    with collector_paused(keep=True):
+        validation = validate_paths([submissions], catalog, progress=tick, cache_file=cache_file, jobs=jobs)
     outcome = BuildResult(validation, problems=list(validation.problems))
     if validation.problems:
         return outcome
     base = submissions.resolve().parent
-    with collector_paused():  # rows hold no cycles
+    with collector_paused(keep=True):  # rows hold no cycles
         rows = table_rows(validation.entries, validation.catalog, base=base)
     outcome.warnings += unmatched_warnings(rows.unmatched)
     # The rows hold what the database and the site need: the entries do not stay in memory

@@ -169,3 +169,22 @@ def test_the_pages_that_name_the_downloads_tables_are_written_before_the_downloa
     assert order == ["index", "downloads"]
     index = (built / "site" / "index.html").read_text()
     assert all(f"data/{table}.csv" in index for table in exports.TABLES)
+
+
+@pytest.mark.parametrize("own_process", [True, False])
+def test_a_process_of_its_own_writes_arrow_files_without_importing_numpy(built, tmp_path, own_process):
+    """An Arrow file written in a process of its own (the database's) imports pyarrow without
+    numpy, and is the same file, byte for byte, as one written with numpy imported."""
+    import subprocess
+    import sys
+
+    data = built / "site" / "data"
+    script = (
+        "import sys\n"
+        "from leaderboard.render import exports\n"
+        f"exports.write_arrows([({str(data / 'results.parquet')!r}, {str(tmp_path / 'results.arrow')!r})], {own_process})\n"
+        "print('numpy' in sys.modules, 'pyarrow' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(not own_process), "True"]
+    assert (tmp_path / "results.arrow").read_bytes() == (data / "results.arrow").read_bytes()

@@ -40,9 +40,12 @@ def test_the_collector_is_paused_and_spaced_out_while_a_build_keeps_what_it_make
     place_acme_results(empty_project)
     seen = {}
 
+    frozen = {}
+
     def watched(name, function):
         def call(*args, **kwargs):
             seen[name] = (gc.isenabled(), gc.get_threshold()[0])
+            frozen[name] = gc.get_freeze_count()
             return function(*args, **kwargs)
 
         return call
@@ -59,7 +62,26 @@ def test_the_collector_is_paused_and_spaced_out_while_a_build_keeps_what_it_make
     assert result.ok and (empty_project / "site" / "index.html").is_file()
     assert seen == {"rows": (False, memory.BUILD_YOUNG_THRESHOLD), "site data": (False, memory.BUILD_YOUNG_THRESHOLD)}
     assert gc.isenabled() and gc.get_threshold() == before
+    # The entries, then the rows, were put out of the collector's reach as each step ended, and
+    # given back to it at the end.
+    assert frozen["rows"] > 0 and frozen["site data"] > 0 and gc.get_freeze_count() == 0
     with pytest.raises(RuntimeError), memory.fewer_collections(), memory.collector_paused():
         assert not gc.isenabled() and gc.get_threshold()[0] == memory.BUILD_YOUNG_THRESHOLD
         raise RuntimeError("a build that fails")
     assert gc.isenabled() and gc.get_threshold() == before
+
+
+def test_what_a_step_keeps_is_out_of_the_collectors_reach_until_the_end():
+    """collector_paused(keep=True): what is made meanwhile is frozen before the collector runs
+    again (never walked); kept_out_of_reach() gives it all back, failed or not."""
+    import gc
+
+    from leaderboard import memory
+
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), memory.kept_out_of_reach():
+        with memory.collector_paused(keep=True):
+            kept = [{"row": n} for n in range(1_000)]
+        assert gc.isenabled() and gc.get_freeze_count() >= len(kept)
+        raise RuntimeError("a build that fails")
+    assert gc.get_freeze_count() == 0 and gc.isenabled()

@@ -135,6 +135,31 @@ def test_rows_come_back_in_order_by_order(order, ids):
         assert [r["id"] for r in _through_duckdb(ROWS, by)] == ids
 
 
+# No NULL in the ordering columns, ascending: sort_rows sorts by them all at once.
+WITHOUT_NULLS = [
+    {"id": "b", "minutes": 2.0, "chips": 8},
+    {"id": "a", "minutes": 2.0, "chips": 4},
+    {"id": "c", "minutes": 1.0, "chips": 8},
+    {"id": "d", "minutes": 1.0, "chips": 4},
+]
+
+
+@pytest.mark.parametrize(
+    "order, ids",
+    [
+        (["minutes"], ["c", "d", "b", "a"]),  # ties in the rows' order
+        (["minutes", "chips"], ["d", "c", "a", "b"]),
+        (["chips", "minutes"], ["d", "a", "c", "b"]),
+        (["chips", "minutes", "id"], ["d", "a", "c", "b"]),
+        (["chips", ("id", True)], ["d", "a", "c", "b"]),  # a descending column: one sort a column
+    ],
+)
+def test_rows_without_nulls_come_back_in_order_by_order(order, ids):
+    assert [r["id"] for r in sort_rows(list(WITHOUT_NULLS), order)] == ids
+    by = ", ".join(f"{o[0]} DESC" if isinstance(o, tuple) else o for o in order)
+    assert [r["id"] for r in _through_duckdb(WITHOUT_NULLS, by)] == ids
+
+
 def test_equal_texts_come_back_as_one_object():
     texts: dict[str, str] = {}
     first, second = read_back(TABLE, [{"id": "".join(["sha", "red"])}, {"id": "".join(["sh", "ared"])}], texts=texts)

@@ -77,12 +77,12 @@ class Preparing:
                 prepared.written.add(arrow)
             else:
                 previous.append((arrow, parquet))
-        exports.write_arrows(fresh)
+        exports.write_arrows(fresh, own_process=True)  # Staged's process
         for arrow, parquet in previous:
             # From the previous site's Parquet file, which may be gone or not what its key says
             # (the build checks it, and then exports both here): left to the build then.
             try:
-                exports.write_arrows([(str(self.previous / parquet), str(self.folder / arrow))])
+                exports.write_arrows([(str(self.previous / parquet), str(self.folder / arrow))], own_process=True)
             except Exception:  # noqa: BLE001 - pyarrow's errors have no common base of their own
                 continue
             prepared.written.add(arrow)
@@ -203,7 +203,7 @@ def _write_here(
             source = os.path.join(site.previous, parquet) if parquet in kept else site.file(parquet)
             arrows.append((relative, source, site.fresh(relative)))
     if arrows:
-        Forked(exports.write_arrows, [(source, target) for _, source, target in arrows]).result()
+        Forked(exports.write_arrows, [(source, target) for _, source, target in arrows], True).result()
         for relative, _, _ in arrows:
             _record(site, relative, plan.keys[relative])
 

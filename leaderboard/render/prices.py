@@ -88,7 +88,7 @@ def annotate(results: list[dict], accelerator_rows: dict[str, dict], price_rows:
             latest[tier] = amount
             latest_marks[tier] = ["estimated price"] if choice.price.estimate else []
             latest_bases[tier] = price_basis(tier, choice.per_chip_hour, choice.price.provider, amount, row["chips"])
-        row["latest_costs"], row["latest_marks"], row["latest_bases"] = latest, latest_marks, latest_bases
+        row.update(latest_costs=latest, latest_marks=latest_marks, latest_bases=latest_bases)
     return as_of
 
 

@@ -6,7 +6,6 @@ writer; this one runs them in order. The site works from file:// with no network
 
 from __future__ import annotations
 
-import gc
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -15,7 +14,7 @@ from pathlib import Path
 from leaderboard import atomic
 from leaderboard.cache import folder_beside
 from leaderboard.catalog import Catalog, checked_base_url
-from leaderboard.memory import collector_paused
+from leaderboard.memory import collector_paused, kept_out_of_reach
 from leaderboard.render import (
     boards,
     downloads,
@@ -56,13 +55,11 @@ def render_site(
     nothing."""
     base_url = base_url or (catalog.base_url if catalog is not None else None)
     base_url = checked_base_url(base_url) if base_url else None
-    with collector_paused():  # the site's data holds no cycles
-        data = model.load(db)
-    gc.freeze()  # the site's data lives to the end: the collector need not walk it once a page
-    try:
+    # The site's data holds no cycles and lives to the end: the collector need not walk it once a page.
+    with kept_out_of_reach():
+        with collector_paused(keep=True):
+            data = model.load(db)
         _render_site(data, db, Path(out), catalog, project, page_rows, base_url, jobs, clone)
-    finally:
-        gc.unfreeze()
 
 
 def _render_site(
