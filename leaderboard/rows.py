@@ -15,6 +15,7 @@ from leaderboard.families import family
 from leaderboard.files import read_regular
 from leaderboard.identity import name_key
 from leaderboard.inflation import EPOCH_BASIS, adjust, dollars_of, latest_month
+from leaderboard.kept_rows import KeptRows
 from leaderboard.manifest import Unmatched, file_digest, unmatched
 from leaderboard.normalize import (
     DEFAULT_TIER,
@@ -49,8 +50,11 @@ class TableRows:
     unmatched: list[Unmatched] = field(default_factory=list)
 
 
-def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = None) -> TableRows:
-    """Normalize valid entries into `results`, `costs` and `runs` rows."""
+def table_rows(
+    entries: Sequence[Entry], catalog: Catalog, base: Path | None = None, kept: KeptRows | None = None
+) -> TableRows:
+    """Normalize valid entries into `results`, `costs` and `runs` rows. `kept`: each unchanged
+    entry's rows as a previous build made them (kept_rows.py), and where this one's are kept."""
     rows, cost_rows, runs, progress = [], [], [], []
     unmatched_files: list[Unmatched] = []
     # Each accelerator's prices, found once rather than searched for in every entry.
@@ -70,95 +74,112 @@ def table_rows(entries: Sequence[Entry], catalog: Catalog, base: Path | None = N
         return chosen[key]
 
     for entry in entries:
-        data = entry.data
-        system, result, source = data["system"], data["result"], data["source"]
-        round_ = catalog.rounds[data["round"]]
-        provenance = importer_provenance(entry.entry_id, data, round_.kind, catalog)
-        accelerator = catalog.accelerators[system["accelerator"]]
-        unit = system.get("unit", "chip")
-        n_chips = chips(system["count"], unit, accelerator)
-        hours = chip_hours(n_chips, result["minutes"])
-        entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"], choose)
-        default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
-        for cost in entry_costs:
-            cost_rows.append({"entry_id": entry.entry_id, **vars(cost)})  # its fields, as asdict() but flat and fast
-        rows.append(
-            {
-                "entry_id": entry.entry_id,
-                "file": _display(entry.file, base),
-                "file_sha256": _file_sha256(entry),
-                "round": data["round"],
-                "round_kind": round_.kind,
-                "benchmark": data["benchmark"],
-                "division": data["division"],
-                "availability": data["availability"],
-                "submitter": data["submitter"],
-                "organization": organization_of(data["submitter"], organization_names),
-                "date": data["date"],
-                "system": system["name"],
-                "accelerator": accelerator.id,
-                "accelerator_name": accelerator.name,
-                "accelerator_family": accelerator.family or accelerator.name,
-                "count": float(system["count"]),
-                "unit": unit,
-                "chips": n_chips,
-                "nodes": system.get("nodes"),
-                "host_processor": system.get("host_processor"),
-                "host_processor_count": system.get("host_processor_count"),
-                "cpu_only": cpu_only(accelerator),
-                "framework": system.get("framework"),
-                "provider": system.get("provider"),
-                "instance_type": system.get("instance_type"),
-                "model_name": data.get("model", {}).get("name"),
-                "model_parameters": data.get("model", {}).get("parameters"),
-                "minutes": float(result["minutes"]),
-                "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
-                "models": result.get("models"),
-                "models_per_minute": result["models"] / result["minutes"] if result.get("models") else None,
-                "estimated": bool(result.get("estimated", False)),
-                "quality": result.get("quality"),
-                "quality_target": result.get("quality_target"),
-                "quality_direction": quality_direction(result, catalog.benchmarks[data["benchmark"]]),
-                "chip_hours": hours,
-                "cost_usd": default.cost_usd,
-                "price_usd_per_chip_hour": default.usd_per_chip_hour,
-                "price_provider": default.provider,
-                "price_date": default.price_date,
-                "price_source": default.price_source,
-                "price_id": default.price_id,
-                "price_after_result": default.price_after_result,
-                "price_after_result_days": default.price_after_result_days,
-                "price_estimate": default.price_estimate,
-                "cost_missing_reason": default.cost_missing_reason,
-                **_today_dollars(default.cost_usd, dollars_of(data["date"], default.price_date), catalog),
-                **_reference_cost(data.get("reference_cost")),
-                **_reported_cost(data.get("reported_cost"), default.cost_usd),
-                "rank": None,
-                "rank_in_availability": None,
-                "ranked": False,  # _assign_ranks decides
-                "unranked_reason": None,  # _assign_ranks decides
-                "republished_from": None,  # _mark_republished decides
-                "verified": _verified(round_, entry, catalog.verified, unmatched_files, base),
-                "method": provenance.get("method", "self-reported"),
-                "scaling": provenance.get("scaling"),
-                "rcp_factor": provenance.get("rcp_factor"),
-                "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
-                "energy_kwh": (result.get("energy") or {}).get("kwh"),
-                "energy_scope": (result.get("energy") or {}).get("scope"),
-                "energy_measurement": (result.get("energy") or {}).get("measurement"),
-                "import_notes": " | ".join(provenance.get("notes", ())) or None,
-                "source_url": source.get("url"),
-                "source_citation": source.get("citation"),
-                "source_note": source.get("note"),
-            }
-        )
-        if "runs_minutes" in result:
-            runs += run_rows(entry.entry_id, data, catalog)
-        if "progress" in result:
-            progress += progress_rows(entry.entry_id, result, catalog.benchmarks[data["benchmark"]])
+        made = kept.get(entry) if kept is not None else None
+        if made is None:
+            unmatched_before = len(unmatched_files)
+            made = _entry_rows(entry, catalog, prices_of, choose, organization_names, base, unmatched_files)
+            # An entry a manifest lists with other bytes is said (unmatched_files) each build: not kept.
+            if kept is not None and len(unmatched_files) == unmatched_before:
+                kept.put(entry, made)
+        row, entry_costs, entry_runs, entry_progress = made
+        rows.append(row)
+        cost_rows += entry_costs
+        runs += entry_runs
+        progress += entry_progress
     _mark_republished(rows, entries, catalog)
     _assign_ranks(rows, catalog)
     return TableRows(rows, cost_rows, runs, progress, unmatched_files)
+
+
+def _entry_rows(
+    entry: Entry, catalog: Catalog, prices_of, choose, organization_names, base: Path | None, unmatched_files
+) -> tuple[dict, list[dict], list[dict], list[dict]]:
+    """One entry's results row (before the ranks and republications, which compare entries), its
+    cost rows, run rows and progress rows."""
+    data = entry.data
+    system, result, source = data["system"], data["result"], data["source"]
+    round_ = catalog.rounds[data["round"]]
+    provenance = importer_provenance(entry.entry_id, data, round_.kind, catalog)
+    accelerator = catalog.accelerators[system["accelerator"]]
+    unit = system.get("unit", "chip")
+    n_chips = chips(system["count"], unit, accelerator)
+    hours = chip_hours(n_chips, result["minutes"])
+    entry_costs = costs(prices_of.get(accelerator.id, []), accelerator, n_chips, hours, data["date"], choose)
+    default = next(c for c in entry_costs if c.tier == DEFAULT_TIER)
+    # Each cost's fields, as asdict() but flat and fast.
+    entry_cost_rows = [{"entry_id": entry.entry_id, **vars(cost)} for cost in entry_costs]
+    row = {
+        "entry_id": entry.entry_id,
+        "file": _display(entry.file, base),
+        "file_sha256": _file_sha256(entry),
+        "round": data["round"],
+        "round_kind": round_.kind,
+        "benchmark": data["benchmark"],
+        "division": data["division"],
+        "availability": data["availability"],
+        "submitter": data["submitter"],
+        "organization": organization_of(data["submitter"], organization_names),
+        "date": data["date"],
+        "system": system["name"],
+        "accelerator": accelerator.id,
+        "accelerator_name": accelerator.name,
+        "accelerator_family": accelerator.family or accelerator.name,
+        "count": float(system["count"]),
+        "unit": unit,
+        "chips": n_chips,
+        "nodes": system.get("nodes"),
+        "host_processor": system.get("host_processor"),
+        "host_processor_count": system.get("host_processor_count"),
+        "cpu_only": cpu_only(accelerator),
+        "framework": system.get("framework"),
+        "provider": system.get("provider"),
+        "instance_type": system.get("instance_type"),
+        "model_name": data.get("model", {}).get("name"),
+        "model_parameters": data.get("model", {}).get("parameters"),
+        "minutes": float(result["minutes"]),
+        "runs": len(result["runs_minutes"]) if "runs_minutes" in result else None,
+        "models": result.get("models"),
+        "models_per_minute": result["models"] / result["minutes"] if result.get("models") else None,
+        "estimated": bool(result.get("estimated", False)),
+        "quality": result.get("quality"),
+        "quality_target": result.get("quality_target"),
+        "quality_direction": quality_direction(result, catalog.benchmarks[data["benchmark"]]),
+        "chip_hours": hours,
+        "cost_usd": default.cost_usd,
+        "price_usd_per_chip_hour": default.usd_per_chip_hour,
+        "price_provider": default.provider,
+        "price_date": default.price_date,
+        "price_source": default.price_source,
+        "price_id": default.price_id,
+        "price_after_result": default.price_after_result,
+        "price_after_result_days": default.price_after_result_days,
+        "price_estimate": default.price_estimate,
+        "cost_missing_reason": default.cost_missing_reason,
+        **_today_dollars(default.cost_usd, dollars_of(data["date"], default.price_date), catalog),
+        **_reference_cost(data.get("reference_cost")),
+        **_reported_cost(data.get("reported_cost"), default.cost_usd),
+        "rank": None,
+        "rank_in_availability": None,
+        "ranked": False,  # _assign_ranks decides
+        "unranked_reason": None,  # _assign_ranks decides
+        "republished_from": None,  # _mark_republished decides
+        "verified": _verified(round_, entry, catalog.verified, unmatched_files, base),
+        "method": provenance.get("method", "self-reported"),
+        "scaling": provenance.get("scaling"),
+        "rcp_factor": provenance.get("rcp_factor"),
+        "minutes_rcp_scaled": _rcp_scaled(result["minutes"], provenance),
+        "energy_kwh": (result.get("energy") or {}).get("kwh"),
+        "energy_scope": (result.get("energy") or {}).get("scope"),
+        "energy_measurement": (result.get("energy") or {}).get("measurement"),
+        "import_notes": " | ".join(provenance.get("notes", ())) or None,
+        "source_url": source.get("url"),
+        "source_citation": source.get("citation"),
+        "source_note": source.get("note"),
+    }
+    runs = run_rows(entry.entry_id, data, catalog) if "runs_minutes" in result else []
+    benchmark = catalog.benchmarks[data["benchmark"]]
+    progress = progress_rows(entry.entry_id, result, benchmark) if "progress" in result else []
+    return row, entry_cost_rows, runs, progress
 
 
 def cpu_only(accelerator) -> bool:

@@ -55,6 +55,8 @@ class ValidationResult:
     # Submission files not checked because a catalog file could not be read (catalog.unread):
     # against a catalog missing a file's worth of records, each would fail for the catalog's fault.
     unchecked: list[str] = field(default_factory=list)
+    # The hash of the catalog's files (with a cache file: what its entries were checked against).
+    catalog_digest: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -151,6 +153,7 @@ def _validate_paths(paths, catalog_dir, today, progress, cache_file, jobs, tree,
         parsed.save()
     cache = ValidationCache(cache_file, _catalog_digest(catalog)) if cache_file is not None else None
     result.catalog = catalog
+    result.catalog_digest = cache.catalog_digest if cache is not None else None
     result.problems += catalog.problems
     catalog_files = {os.path.abspath(p) for p in catalog.files}
     catalog_folder = os.path.abspath(catalog_dir)
