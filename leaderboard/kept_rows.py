@@ -1,7 +1,7 @@
 """Each unchanged entry's rows as the last build made them (rows.table_rows): its results row
 (before the ranks and republications, which compare entries), cost rows, run rows and progress
 rows, kept in .leaderboard-cache/rows.marshal. Making them took a one-file rebuild 0.26 s of its
-0.8 s before the database's process starts; reading them back takes a fifth of that.
+0.8 s before the database's process starts; reading them back takes two fifths of that.
 
 An entry's rows are kept by its file (entry id, path and the SHA-256 of its bytes); the whole
 file by what every entry's rows are also made from: the catalog's files, the importers'
@@ -10,7 +10,7 @@ the code and the interpreter. Anything else, and any file that does not read bac
 made again.
 
 marshal, not JSON: it gives back exactly the values it was given (a NaN, a float that holds a
-whole number) and reads them back in half the time. Like every cache of a build it is written
+whole number) and reads them back in three fifths of orjson's time. Like every cache of a build it is written
 by the build alone (atomically) and never committed (build.check_cache_not_committed); its
 content is checked against the hash written with it before marshal reads it.
 """

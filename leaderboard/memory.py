@@ -29,8 +29,8 @@ def collector_paused(keep: bool = False) -> Iterator[None]:
     """No cycle collection while data that holds no cycles piles up (entries, rows, the site's
     data): they are walked once, by the first collection after. `keep`: what is made meanwhile
     lives on, so it is put out of the collector's reach (gc.freeze) before the collector runs
-    again, and not walked at all (the first collection after the site's data walked its 1.4
-    million objects: 0.04 s); kept_out_of_reach() gives it back at the end."""
+    again, and not walked at all (the first collection after the site's data walked it all:
+    0.04 s); kept_out_of_reach() gives it back at the end."""
     enabled = gc.isenabled()
     gc.disable()
     try:
