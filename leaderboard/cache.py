@@ -55,13 +55,20 @@ def read_json(path: Path | None) -> dict:
 
 
 def write_json(path: Path | None, value: dict) -> None:
-    """Best effort and atomic (write aside, rename): a half-written cache is never read."""
-    if path is None:
-        return
+    """Best effort and atomic (write_whole): a half-written cache is never read."""
+    if path is not None:
+        write_whole(path, [orjson.dumps({**value, "code": code_version()})])
+
+
+def write_whole(path: Path, parts: list[bytes]) -> None:
+    """A cache file of `parts`, one after the other; best effort and atomic (written aside, then
+    renamed into place): a half-written cache is never read."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(orjson.dumps({**value, "code": code_version()}))
+        with open(temporary, "wb") as file:
+            for part in parts:
+                file.write(part)
         os.replace(temporary, path)
     except OSError:
         pass

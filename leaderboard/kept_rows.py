@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from leaderboard.cache import code_version, digest
+from leaderboard.cache import code_version, digest, write_whole
 from leaderboard.tree import Entry
 
 KEPT_ROWS = "rows.marshal"
@@ -76,15 +76,7 @@ class KeptRows:
             return
         body = marshal.dumps(self.new)
         header = orjson.dumps({"format": FORMAT, "inputs": self.inputs, "digest": digest(body)})
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            with open(temporary, "wb") as file:
-                file.write(header + b"\n")
-                file.write(body)
-            os.replace(temporary, self.path)
-        except OSError:
-            pass
+        write_whole(self.path, [header + b"\n", body])
 
     def save_meanwhile(self) -> threading.Thread:
         """save() on a thread of its own, started (join it): hashing and writing 15 MB let go of

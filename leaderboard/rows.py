@@ -99,6 +99,7 @@ def _entry_rows(
     data = entry.data
     system, result, source = data["system"], data["result"], data["source"]
     round_ = catalog.rounds[data["round"]]
+    benchmark = catalog.benchmarks[data["benchmark"]]
     provenance = importer_provenance(entry.entry_id, data, round_.kind, catalog)
     accelerator = catalog.accelerators[system["accelerator"]]
     unit = system.get("unit", "chip")
@@ -143,7 +144,7 @@ def _entry_rows(
         "estimated": bool(result.get("estimated", False)),
         "quality": result.get("quality"),
         "quality_target": result.get("quality_target"),
-        "quality_direction": quality_direction(result, catalog.benchmarks[data["benchmark"]]),
+        "quality_direction": quality_direction(result, benchmark),
         "chip_hours": hours,
         "cost_usd": default.cost_usd,
         "price_usd_per_chip_hour": default.usd_per_chip_hour,
@@ -177,7 +178,6 @@ def _entry_rows(
         "source_note": source.get("note"),
     }
     runs = run_rows(entry.entry_id, data, catalog) if "runs_minutes" in result else []
-    benchmark = catalog.benchmarks[data["benchmark"]]
     progress = progress_rows(entry.entry_id, result, benchmark) if "progress" in result else []
     return row, entry_cost_rows, runs, progress
 
