@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORK = HERE / "work"
+TRASH = WORK / "trash"  # on the same file system as WORK: moved, not copied (move_aside)
 PYTHON = sys.executable
 REFERENCE_PINS = ["check-jsonschema==0.39.0", "mlperf-logging==4.1.68"]
 DATA = ROOT.parent / "shared" / "data"  # the MLPerf rounds, for the import measurements of issue 14
@@ -101,6 +103,25 @@ def tree_pss_kib(root: int) -> int:
     return total
 
 
+def move_aside(*paths: Path) -> None:
+    """Each of `paths` that exists moved into TRASH (empty_trash() deletes it once the run is
+    done), not deleted. On a file system like this machine's (ext4 without a journal), an inode
+    freed less than a minute ago (up to six while its inode table block is not written back) is
+    not given to a new file: each file created meanwhile searches past the thousands just freed
+    (the kernel's recently_deleted()), which took a fifth of the next build's CPU. A build timed
+    just after a delete is timed slower than a user meets it on a fresh clone."""
+    TRASH.mkdir(parents=True, exist_ok=True)
+    aside = Path(tempfile.mkdtemp(dir=TRASH))
+    for path in paths:
+        if path.exists() or path.is_symlink():
+            path.rename(aside / path.name)
+
+
+def empty_trash() -> None:
+    """What move_aside() moved, deleted: after the last timed step."""
+    shutil.rmtree(TRASH, ignore_errors=True)
+
+
 def reference_venv() -> Path:
     venv = WORK / "ref-venv"
     if not (venv / "bin" / "python").exists():
@@ -114,7 +135,7 @@ def reference_venv() -> Path:
 def project(n: int) -> Path:
     folder = WORK / f"n{n}"
     if not (folder / "submissions").is_dir():
-        shutil.rmtree(folder, ignore_errors=True)
+        move_aside(folder)
         folder.mkdir(parents=True)
         shutil.copytree(ROOT / "catalog", folder / "catalog")
         subprocess.run([PYTHON, str(HERE / "generate.py"), str(n), str(folder / "submissions")], check=True)
@@ -165,9 +186,8 @@ def run(sizes: list[int]) -> list[dict]:
             ],
             folder,
         )
-        for leftover in ("site", ".site.spare", ".leaderboard-cache", "bench.duckdb"):  # from scratch, no cache
-            target = folder / leftover
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+        # From scratch, no cache: the last run's outputs moved aside, not deleted (move_aside).
+        move_aside(*(folder / name for name in ("site", ".site.spare", ".leaderboard-cache", "bench.duckdb")))
         database = measure([PYTHON, "-c", BUILD_DB], folder)
         site = measure([PYTHON, "-c", BUILD_SITE], folder)
         query = measure(
@@ -195,7 +215,7 @@ def rebuild(folder: Path, n: int, changed: bool) -> tuple[Measure, Measure | Non
     """`leaderboard build` from scratch (no previous site, no cache) in a copy of the project
     (benchmarks/work/rebuild-N); with `changed`, then again after one submission changed."""
     copy = WORK / f"rebuild-{n}"
-    shutil.rmtree(copy, ignore_errors=True)
+    move_aside(copy)
     copy.mkdir(parents=True)
     shutil.copytree(folder / "catalog", copy / "catalog")
     shutil.copytree(folder / "submissions", copy / "submissions")
@@ -342,6 +362,7 @@ def main() -> None:
     sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
     sections += ["", *check_pr.markdown(check_pr.measure())]
     sections += ["", *import_families.markdown(import_families.measure(args.data))]
+    empty_trash()
     text = report(rows, imports) + "\n" + "\n".join(["", *sections]) + "\n"
     args.out.write_text(text)
     print(text)

@@ -22,18 +22,16 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import Measure, machine, tree_pss_kib  # noqa: E402
+from run import Measure, empty_trash, machine, move_aside, tree_pss_kib  # noqa: E402
 from run import measure as run_measure  # noqa: E402
 
 ROOT = HERE.parent
 WORK = HERE / "work" / "site-build"
-TRASH = HERE / "work" / "site-build-trash"  # on the same file system as WORK: moved, not copied
 OUTPUTS = ("site", ".site.spare", ".leaderboard-cache", "leaderboard.duckdb")  # .site.spare: render/clone.py
 PYTHON = sys.executable
 CHANGED = "submissions/mlperf-training-v5.0/cisco/hpf_n8-bert.yaml"
@@ -58,10 +56,8 @@ STEPS = [
 
 
 def fresh_project() -> Path:
-    """The shipped catalog and submissions in WORK; a previous run's files moved aside (clean())."""
-    if WORK.exists():
-        TRASH.mkdir(parents=True, exist_ok=True)
-        WORK.rename(Path(tempfile.mkdtemp(dir=TRASH)) / WORK.name)
+    """The shipped catalog and submissions in WORK; a previous run's files moved aside (run.move_aside)."""
+    move_aside(WORK)
     WORK.mkdir(parents=True)
     shutil.copytree(ROOT / "catalog", WORK / "catalog")
     shutil.copytree(ROOT / "submissions", WORK / "submissions")
@@ -69,19 +65,12 @@ def fresh_project() -> Path:
 
 
 def clean(folder: Path) -> None:
-    """No site, database or cache: the last build's are moved aside, into TRASH (deleted when the
-    run is done), not deleted. On a file system like this machine's (ext4 without a journal), an
-    inode freed less than a minute ago (up to six while its inode table block is not written back)
-    is not given to a new file: each file created meanwhile searches past the 7,000 just freed (the
-    kernel's recently_deleted()), which took a fifth of the next build's CPU. A cold build is timed
-    as a user meets it, on a fresh clone; delete_outputs() gives the other case, timed apart, after
-    every other timed build (deleted_builds()): a delete slows every build of the minutes after it."""
-    TRASH.mkdir(parents=True, exist_ok=True)
-    aside = Path(tempfile.mkdtemp(dir=TRASH))
-    for name in OUTPUTS:
-        target = folder / name
-        if target.exists():
-            target.rename(aside / name)
+    """No site, database or cache: the last build's moved aside (run.move_aside: deleted when the
+    run is done), not deleted: a file created within a minute of thousands deleted searched past
+    them, a fifth of the next build's CPU. A cold build is timed as a user meets it, on a fresh
+    clone; delete_outputs() gives the other case, timed apart, after every other timed build
+    (deleted_builds()): a delete slows every build of the minutes after it."""
+    move_aside(*(folder / name for name in OUTPUTS))
 
 
 def delete_outputs(folder: Path) -> None:
@@ -254,7 +243,7 @@ def measure(repeat: int = 3) -> dict:
     profiled, steps = profile_cold(folder)
     deleted_builds(folder, deleted, repeat, sample=False)
     deleted_builds(folder, memory["deleted"], 1, sample=True)
-    shutil.rmtree(TRASH, ignore_errors=True)
+    empty_trash()
     return {
         "machine": machine(),
         "results": len(list((folder / "submissions").rglob("*.yaml"))),
