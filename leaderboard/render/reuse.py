@@ -248,21 +248,25 @@ def _found_elsewhere(found: Callable[[], dict[str, list[int]]] | None) -> dict[s
     return identities if isinstance(identities, dict) else None
 
 
-def _identities(previous: Path, pages: dict) -> dict[str, list[int]]:
+def _identities(previous: Path | None, pages: dict) -> dict[str, list[int]]:
     """The identity of each page of the manifest as the previous site holds it (none where it is
     gone or not a regular file), found all at once when the rebuild starts: thousands of file
     lookups in a row take a few hundredths of a second, while one a page, each waiting for the
     interpreter's lock that the site's other threads hold, took up to half a second."""
-    found = {}
+    found: dict[str, list[int]] = {}
+    if previous is None:  # no previous site: nothing to find
+        return found
+    # Names joined as text: with path objects, the shipped site's 6,915 took 0.12 s, not 0.03 s.
+    folder = os.path.join(previous, "")
     for relative in pages:
         try:
-            found[relative] = file_identity(previous / relative)
+            found[relative] = file_identity(folder + relative)
         except (OSError, ValueError):  # ValueError: a name with a NUL in a corrupt manifest
             pass
     return found
 
 
-def file_identity(path: Path, follow_symlinks: bool = False) -> list[int]:
+def file_identity(path: Path | str, follow_symlinks: bool = False) -> list[int]:
     """What changes when a file is written or replaced: size, modification time, inode.
     Anything but a regular file (a link put in the site, say) is never reused; `follow_symlinks`:
     a link's target's."""
