@@ -352,17 +352,19 @@ def main() -> None:
         help="folder of the MLPerf rounds' .tar.xz for the import measurements (only the synthetic one when absent)",
     )
     args = parser.parse_args()
-    rows = run([int(s) for s in args.sizes.split(",")])
-    imports = import_comparison(args.data)
     import check_pr
     import import_families
     import site_build
     import sql_page
 
-    sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
-    sections += ["", *check_pr.markdown(check_pr.measure())]
-    sections += ["", *import_families.markdown(import_families.measure(args.data))]
-    empty_trash()
+    try:
+        rows = run([int(s) for s in args.sizes.split(",")])
+        imports = import_comparison(args.data)
+        sections = [*site_build.markdown(site_build.measure()), "", *sql_page.markdown(sql_page.measure())]
+        sections += ["", *check_pr.markdown(check_pr.measure())]
+        sections += ["", *import_families.markdown(import_families.measure(args.data))]
+    finally:
+        empty_trash()  # what every step moved aside, deleted after the last one timed
     text = report(rows, imports) + "\n" + "\n".join(["", *sections]) + "\n"
     args.out.write_text(text)
     print(text)

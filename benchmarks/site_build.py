@@ -243,7 +243,6 @@ def measure(repeat: int = 3) -> dict:
     profiled, steps = profile_cold(folder)
     deleted_builds(folder, deleted, repeat, sample=False)
     deleted_builds(folder, memory["deleted"], 1, sample=True)
-    empty_trash()
     return {
         "machine": machine(),
         "results": len(list((folder / "submissions").rglob("*.yaml"))),
@@ -353,7 +352,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print("\n".join(markdown(measure(args.repeat))))
+    try:
+        print("\n".join(markdown(measure(args.repeat))))
+    finally:
+        empty_trash()  # run.py's main empties it once every step it times is done
 
 
 if __name__ == "__main__":
