@@ -65,11 +65,9 @@ def fresh_project() -> Path:
 
 
 def clean(folder: Path) -> None:
-    """No site, database or cache: the last build's moved aside (run.move_aside: deleted when the
-    run is done), not deleted: a file created within a minute of thousands deleted searched past
-    them, a fifth of the next build's CPU. A cold build is timed as a user meets it, on a fresh
-    clone; delete_outputs() gives the other case, timed apart, after every other timed build
-    (deleted_builds()): a delete slows every build of the minutes after it."""
+    """No site, database or cache: the last build's moved aside, not deleted (run.move_aside says
+    why), so a cold build is timed as a user meets it, on a fresh clone. delete_outputs() gives the
+    other case, timed apart, after every other timed build (deleted_builds())."""
     move_aside(*(folder / name for name in OUTPUTS))
 
 
