@@ -23,9 +23,12 @@ site: $(STAMP) bytecode wasm
 
 # The package's compiled bytecode, as a regular install leaves it (an editable one does not): with
 # PYTHONDONTWRITEBYTECODE set, every command would compile its modules again (a build imports 76) (0.1 s of each
-# rebuild and check-pr). Only what changed is compiled; __pycache__/ is not committed.
+# rebuild and check-pr). Then the pages' templates and the database's DDL, compiled once for the
+# code (leaderboard/precompiled.py): a first or cold build reads them. Only what changed is
+# compiled; __pycache__/ is not committed. Failing to write them only makes a first build slower.
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q leaderboard >/dev/null
+	@$(BIN)/python -m leaderboard.precompiled || true
 
 # DuckDB-WASM for the site's SQL page, pinned by web/package-lock.json: Node.js and npm from
 # Debian when missing, then `npm ci` and a one-file bundle (web/build/duckdb/), rebuilt only

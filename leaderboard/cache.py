@@ -19,6 +19,10 @@ SCHEMAS = PACKAGE.parent / "schemas"
 
 
 CACHE_NAME = ".leaderboard-cache"
+# What an install compiles from the code once, beside Python's bytecode (precompiled.py, run by
+# `make bytecode`): read by a build whose own cache lacks it. Under __pycache__/, so neither
+# committed nor part of code_version().
+PRECOMPILED = PACKAGE / "__pycache__" / "precompiled"
 
 
 def folder_beside(path: Path) -> Path:

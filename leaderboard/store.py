@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard import costs_at
-from leaderboard.cache import read_json, write_json
+from leaderboard.cache import PRECOMPILED, read_json, write_json
 from leaderboard.catalog import Catalog
 from leaderboard.forked import Forked
 from leaderboard.loading import fill, fill_duckdb
@@ -282,16 +282,18 @@ DDL_CACHE = "duckdb-ddl.json"
 
 def kept_ddl(path: Path | None) -> str:
     """duckdb_ddl(), kept in the cache file `path` (none: not kept) for the code (cache.read_json)
-    and the versions of SQLAlchemy, its DuckDB dialect and DuckDB that compiled it: compiling it
-    takes a build a tenth of a second."""
+    and the versions of SQLAlchemy, its DuckDB dialect and DuckDB that compiled it; where `path`
+    has none, the install's (precompiled.py). Compiling it, SQLAlchemy imported, takes half a
+    second."""
     from importlib.metadata import version
 
     import duckdb
 
     versions = [version("sqlalchemy"), version("duckdb-engine"), duckdb.__version__]
-    stored = read_json(path)
-    if stored.get("versions") == versions and isinstance(stored.get("ddl"), str):
-        return stored["ddl"]
+    for kept in (path, PRECOMPILED / DDL_CACHE):
+        stored = read_json(kept)
+        if stored.get("versions") == versions and isinstance(stored.get("ddl"), str):
+            return stored["ddl"]
     ddl = duckdb_ddl()
     write_json(path, {"versions": versions, "ddl": ddl})
     return ddl

@@ -949,6 +949,7 @@ def test_the_tables_ddl_is_kept_for_the_code_and_versions_that_compiled_it(tmp_p
     from leaderboard import store
 
     compiled = []
+    monkeypatch.setattr(store, "PRECOMPILED", tmp_path / "installed")  # the install has none
     monkeypatch.setattr(store, "duckdb_ddl", lambda: compiled.append(1) or "CREATE TABLE t (a INTEGER);")
     path = tmp_path / store.DDL_CACHE
     assert store.kept_ddl(path) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 1
@@ -961,6 +962,28 @@ def test_the_tables_ddl_is_kept_for_the_code_and_versions_that_compiled_it(tmp_p
     assert store.kept_ddl(None) == "CREATE TABLE t (a INTEGER);" and len(compiled) == 3  # no cache: compiled
     monkeypatch.undo()
     assert store.kept_ddl(tmp_path / "real.json") == store.duckdb_ddl()
+
+
+def test_where_the_cache_has_no_ddl_the_installs_is_read_when_made_for_this_code_and_versions(tmp_path, monkeypatch):
+    """`make bytecode` compiles the DDL into the install (precompiled.py): a cold build's database
+    process reads it there, not compiling it, unless it was made for other versions."""
+    from leaderboard import precompiled, store
+
+    installed = tmp_path / "installed"
+    monkeypatch.setattr(store, "PRECOMPILED", installed)
+    monkeypatch.setattr(precompiled, "PRECOMPILED", installed)
+    monkeypatch.setattr(store, "duckdb_ddl", lambda: "CREATE TABLE installed (a INTEGER);")
+    store.kept_ddl(installed / store.DDL_CACHE)  # as precompiled.compile_all() makes it
+    compiled = []
+    monkeypatch.setattr(store, "duckdb_ddl", lambda: compiled.append(1) or "CREATE TABLE t (a INTEGER);")
+    cache = tmp_path / "cache" / store.DDL_CACHE
+    assert store.kept_ddl(cache) == "CREATE TABLE installed (a INTEGER);" and not compiled
+    assert not cache.exists()  # nothing to keep: the install has it
+    stored = json.loads((installed / store.DDL_CACHE).read_text())
+    stored["versions"][2] = "0.0.1"  # another DuckDB's
+    (installed / store.DDL_CACHE).write_text(json.dumps(stored))
+    assert store.kept_ddl(cache) == "CREATE TABLE t (a INTEGER);" and compiled == [1]
+    assert store.kept_ddl(cache) == "CREATE TABLE t (a INTEGER);" and compiled == [1]  # kept in the cache now
 
 
 def test_a_build_never_imports_sqlalchemy_its_tables_are_plain_descriptions(empty_project):

@@ -54,3 +54,65 @@ def test_a_cache_that_cannot_be_read_or_written_only_costs_a_compile(templates, 
         shutil.rmtree(cache)
         cache.write_text("not a folder", encoding="utf-8")
     assert render(environment(cache)) == "3 chips"
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """The install's folder of compiled templates and DDL (precompiled.py), empty and our own."""
+    from leaderboard import precompiled, store
+
+    folder = tmp_path / "installed"
+    for module in (writer, store, precompiled):
+        monkeypatch.setattr(module, "PRECOMPILED", folder)
+    return folder
+
+
+def refuse_compiling(monkeypatch) -> None:
+    monkeypatch.setattr(writer.jinja2.Environment, "compile", lambda self, *a, **k: pytest.fail("compiled"))
+
+
+def test_a_build_whose_cache_is_empty_reads_the_templates_the_install_compiled(
+    templates, installed, tmp_path, monkeypatch
+):
+    from leaderboard import precompiled
+
+    assert precompiled.main() == 0
+    names = writer.environment(None).list_templates()
+    assert "plural-probe.html" in names and len(list((installed / "templates").iterdir())) == len(names)
+    cache = tmp_path / "cache" / "templates"
+    refuse_compiling(monkeypatch)
+    assert render(environment(cache)) == "3 chips"
+    environment(cache).get_template("entry.html")  # and the pages', with the macros they import
+    assert not cache.exists()  # nothing compiled, so nothing kept
+    monkeypatch.undo()
+    assert precompiled.compile_all() == []  # again: all there already
+
+
+def test_templates_compiled_for_other_code_are_compiled_again(templates, installed, tmp_path, monkeypatch):
+    """The environment's options are code: a template's bytecode is for the code that compiled it."""
+    from leaderboard import precompiled
+
+    precompiled.compile_all()
+    cache = tmp_path / "cache" / "templates"
+    render(environment(cache))  # kept in the build's cache too
+    monkeypatch.setattr(writer, "code_version", lambda: "other code")
+    compiled = []
+    original = writer.jinja2.Environment.compile
+    monkeypatch.setattr(
+        writer.jinja2.Environment, "compile", lambda self, *a, **k: compiled.append(a[1]) or original(self, *a, **k)
+    )
+    assert render(environment(cache)) == "3 chips" and compiled == ["plural-probe.html"]
+
+
+def test_an_install_folder_that_cannot_be_written_is_said_and_only_costs_a_compile(
+    templates, installed, tmp_path, capsys
+):
+    from leaderboard import precompiled
+
+    installed.write_text("a file where the folder should be", encoding="utf-8")
+    assert precompiled.main() == 1
+    error = capsys.readouterr().err
+    count = len(writer.environment(None).list_templates())
+    assert f"could not write {count} templates nor the database's DDL into {installed}: builds will" in error
+    assert "slower first build" in error
+    assert render(environment(tmp_path / "cache" / "templates")) == "3 chips"
