@@ -41,11 +41,11 @@ PAGE_ROWS = 200
 
 
 class TemplateCache(jinja2.FileSystemBytecodeCache):
-    """Compiled templates kept between builds (compiling them all takes half a second, on a cold build's critical path), each
-    under the hash of its source and of the code (the environment's options are code), so an
-    edited template, or new code, is compiled afresh. Where this cache has none, the install's
-    (precompiled.py) is read. A cache only saves time: a file that cannot be read or written is
-    compiled again."""
+    """Compiled templates kept between builds (compiling them all takes half a second, on a cold
+    build's critical path), each under the hash of its source and of the code (the environment's
+    options are code), so an edited template, or new code, is compiled afresh. Where this cache
+    has none, the install's (precompiled.py) is read. A cache only saves time: a file that cannot
+    be read or written is compiled again."""
 
     def __init__(self, directory: str):
         super().__init__(directory)
