@@ -67,10 +67,6 @@ def installed(tmp_path, monkeypatch):
     return folder
 
 
-def refuse_compiling(monkeypatch) -> None:
-    monkeypatch.setattr(writer.jinja2.Environment, "compile", lambda self, *a, **k: pytest.fail("compiled"))
-
-
 def test_a_build_whose_cache_is_empty_reads_the_templates_the_install_compiled(
     templates, installed, tmp_path, monkeypatch
 ):
@@ -80,12 +76,12 @@ def test_a_build_whose_cache_is_empty_reads_the_templates_the_install_compiled(
     names = writer.environment(None).list_templates()
     assert "plural-probe.html" in names and len(list((installed / "templates").iterdir())) == len(names)
     cache = tmp_path / "cache" / "templates"
-    refuse_compiling(monkeypatch)
-    assert render(environment(cache)) == "3 chips"
-    environment(cache).get_template("entry.html")  # and the pages', with the macros they import
+    with monkeypatch.context() as refusing:
+        refusing.setattr(writer.jinja2.Environment, "compile", lambda self, *a, **k: pytest.fail("compiled"))
+        assert render(environment(cache)) == "3 chips"
+        environment(cache).get_template("entry.html")  # and the pages', with the macros they import
+        assert precompiled.compile_all() == []  # again: all there already
     assert not cache.exists()  # nothing compiled, so nothing kept
-    monkeypatch.undo()
-    assert precompiled.compile_all() == []  # again: all there already
 
 
 def test_templates_compiled_for_other_code_are_compiled_again(templates, installed, tmp_path, monkeypatch):
