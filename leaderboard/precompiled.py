@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from leaderboard import store
-from leaderboard.cache import PRECOMPILED, read_json
+from leaderboard.cache import PRECOMPILED
 from leaderboard.problems import plural
 from leaderboard.render import writer
 
@@ -30,7 +30,7 @@ def compile_all() -> list[str]:
         templates += environment.bytecode_cache.get_bucket(environment, name, filename, source).code is None
     missing = [plural(templates, "template")] if templates else []
     store.kept_ddl(PRECOMPILED / store.DDL_CACHE)
-    if not read_json(PRECOMPILED / store.DDL_CACHE).get("ddl"):
+    if store.stored_ddl(PRECOMPILED / store.DDL_CACHE) is None:  # a stale one left, say, not written over
         missing.append("the database's DDL")
     return missing
 

@@ -285,18 +285,30 @@ def kept_ddl(path: Path | None) -> str:
     and the versions of SQLAlchemy, its DuckDB dialect and DuckDB that compiled it; where `path`
     has none, the install's (precompiled.py). Compiling it, SQLAlchemy imported, takes half a
     second."""
+    for kept in (path, PRECOMPILED / DDL_CACHE):
+        ddl = stored_ddl(kept)
+        if ddl is not None:
+            return ddl
+    ddl = duckdb_ddl()
+    write_json(path, {"versions": _ddl_versions(), "ddl": ddl})
+    return ddl
+
+
+def stored_ddl(path: Path | None) -> str | None:
+    """The DDL kept in `path` (kept_ddl), when kept for this code and these versions; else None."""
+    stored = read_json(path)
+    if stored.get("versions") == _ddl_versions() and isinstance(stored.get("ddl"), str):
+        return stored["ddl"]
+    return None
+
+
+def _ddl_versions() -> list[str]:
+    """The versions of SQLAlchemy, its DuckDB dialect and DuckDB: what the DDL is compiled by."""
     from importlib.metadata import version
 
     import duckdb
 
-    versions = [version("sqlalchemy"), version("duckdb-engine"), duckdb.__version__]
-    for kept in (path, PRECOMPILED / DDL_CACHE):
-        stored = read_json(kept)
-        if stored.get("versions") == versions and isinstance(stored.get("ddl"), str):
-            return stored["ddl"]
-    ddl = duckdb_ddl()
-    write_json(path, {"versions": versions, "ddl": ddl})
-    return ddl
+    return [version("sqlalchemy"), version("duckdb-engine"), duckdb.__version__]
 
 
 @cache
