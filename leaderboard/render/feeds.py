@@ -7,7 +7,8 @@ import re
 
 from leaderboard.families import family
 from leaderboard.render import model
-from leaderboard.render.writer import SiteWriter, chip_count
+from leaderboard.render.cells import chip_count
+from leaderboard.render.writer import SiteWriter
 
 
 def family_feed_path(kind: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 from collections.abc import Callable
 from functools import partial
@@ -21,6 +20,19 @@ from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.problems import plural
 from leaderboard.render import model
+from leaderboard.render.cells import (
+    chip_count,
+    chips_cell,
+    cost_cell,
+    field_rows,
+    four_digits,
+    group_rows,
+    hours_note,
+    hours_unit,
+    number,
+    row_notes,
+    usd,
+)
 from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.kept_charts import KeptChart
@@ -137,6 +149,11 @@ def environment(cache: Path | None = None) -> jinja2.Environment:
         RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
         family=family,
         field_rows=field_rows,
+        group_rows=group_rows,
+        row_notes=row_notes,
+        cost_cell=cost_cell,
+        chips_cell=chips_cell,
+        hours_note=hours_note,
         round_links=RoundLinks(),
     )
     return env
@@ -158,72 +175,6 @@ class RoundLinks:
             )
             made = self._made[root] = (rounds, Markup(links))
         return made[1]
-
-
-def field_rows(row: dict, columns: list[tuple[str, str]]) -> Markup:
-    """The rows of an entry page's "Every field" table: each column's name, value and meaning.
-    Python, not the template: 2,600 pages of 70 rows were a tenth of a cold build in Jinja."""
-    lines = []
-    for (name, _), (before, after) in zip(columns, _field_frames(tuple(columns)), strict=True):
-        value = row[name]
-        if value is None:
-            shown = '<span class="muted">—</span>'
-        elif value is True or value is False:
-            shown = "true" if value else "false"
-        elif isinstance(value, str) and value.startswith(("https://", "http://")):
-            text = escape(value)
-            shown = f'<a href="{text}" rel="external noopener noreferrer">{text}</a>'
-        else:
-            shown = escape(value)
-        lines.append(f"{before}{shown}{after}")
-    return Markup("".join(lines))
-
-
-@functools.lru_cache(maxsize=4)
-def _field_frames(columns: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    """Each column's escaped markup before and after its value: the same on every page, so made
-    once per set of columns."""
-    return [
-        (f'<tr><th scope="row"><code>{escape(name)}</code></th>\n<td>', f"</td>\n<td>{escape(meaning)}</td></tr>\n")
-        for name, meaning in columns
-    ]
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    """1,234 for whole numbers, 1,234.568 otherwise; empty for no value. A value that `digits`
-    would show as 0.0 gets two significant digits (0.021 chip-hours, not 0.0 beside its cost).
-    site.js formats the same way."""
-    if value is None:
-        return ""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) < 0.5 * 10**-digits:
-        digits = 1 - math.floor(math.log10(abs(value)))
-    return f"{value:,.{digits}f}"
-
-
-def four_digits(value: float) -> str:
-    """Four significant digits, as '%.4g' writes them (qualities, models per minute)."""
-    return f"{value:.4g}"
-
-
-def chip_count(row: dict) -> str:
-    """'512 chips'; '82,944 CPUs' for a system of processors alone (results.cpu_only), whose
-    processors stand for the chips: never read as accelerator chips."""
-    chips = row["chips"]
-    return f"{number(chips)} {'CPU' if row.get('cpu_only') else 'chip'}{'' if chips == 1 else 's'}"
-
-
-def hours_unit(row: dict) -> str:
-    """What a result's chip-hours are: processor-hours for a system of processors alone."""
-    return "processor-hours" if row.get("cpu_only") else "chip-hours"
-
-
-def usd(value: float | None) -> str:
-    """$1,235 from $100 up, $12.35 below; empty for no value. site.js formats the same way."""
-    if value is None:
-        return ""
-    return f"${value:,.0f}" if value >= 100 else f"${value:,.2f}"
 
 
 def script_json(value: object) -> Markup:

@@ -1,0 +1,130 @@
+"""Table cells drawn in Python (render/cells.py): each value escaped, each branch as the
+templates' macros draw it (macros.html calls the same functions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.normalize import DEFAULT_TIER
+from leaderboard.render.cells import chips_cell, cost_cell, group_rows, hours_note, row_notes
+from leaderboard.render.writer import environment
+
+
+def cost(**fields: object) -> dict:
+    return {"cost_usd": None, "basis": None, "marks": [], "note": None, **fields}
+
+
+def result(**fields: object) -> dict:
+    row = {
+        "board_rank": 3,
+        "submitter": "Acme & Co",
+        "submitter_path": "submitters/acme.html",
+        "system": "<b>box</b>",
+        "path": "entries/v1/acme/box 1.html",
+        "verified_note": None,
+        "republished_note": None,
+        "republished_path": None,
+        "estimated": False,
+        "accelerator_name": 'H100 "SXM"',
+        "accelerator_path": "accelerators/h100.html",
+        "chips": 8,
+        "cpu_only": False,
+        "minutes": 12.5,
+        "models": None,
+        "models_per_minute": None,
+        "chip_hours": 1.6666,
+        "availability": "available",
+        "costs": {DEFAULT_TIER: cost(cost_usd=1234.4)},
+    }
+    return {**row, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "shown"),
+    [
+        ({}, '<span class="muted">n/a</span>'),
+        ({"cost_usd": 12.345}, "$12.35"),
+        (
+            {"cost_usd": 1234.4, "basis": "8 × $2 <per> hour"},
+            '$1,234<br><small class="price-basis">8 × $2 &lt;per&gt; hour</small>',
+        ),
+        (
+            {"cost_usd": 100.0, "marks": ["price from 2024 & later", "b"]},
+            '$100<br><small class="price-mark">price from 2024 &amp; later</small><br><small class="price-mark">b</small>',
+        ),
+        (
+            {"note": "no price for <this>"},
+            '<details class="na"><summary>n/a</summary><p>no price for &lt;this&gt;</p></details>',
+        ),
+    ],
+)
+def test_a_cost_cell_shows_the_cost_its_basis_and_marks_or_why_it_has_none(fields, shown):
+    assert cost_cell(cost(**fields)) == shown
+
+
+@pytest.mark.parametrize(
+    ("chips", "cpu_only", "count", "note"),
+    [
+        (8, False, "8", ""),
+        (82944, True, "82,944 CPUs", ' <small class="cpu-unit">processor-hours</small>'),
+        (1, True, "1 CPU", ' <small class="cpu-unit">processor-hours</small>'),
+        (None, False, "", ""),
+    ],
+)
+def test_counts_and_hours_say_cpus_for_a_system_of_processors_alone(chips, cpu_only, count, note):
+    row = {"chips": chips, "cpu_only": cpu_only}
+    assert chips_cell(row) == count
+    assert hours_note(row) == note
+
+
+@pytest.mark.parametrize(
+    ("fields", "shown"),
+    [
+        ({}, ""),
+        (
+            {"verified_note": "Result not <verified>"},
+            '<br><small class="unverified">Result not &lt;verified&gt;</small>',
+        ),
+        (
+            {"republished_note": "First in v1.0", "republished_path": "entries/v1.0/a b.html"},
+            '<br><small class="republished"><a href="../../entries/v1.0/a%20b.html">First in v1.0</a></small>',
+        ),
+        ({"estimated": True}, '<br><small class="estimated">Estimated, not measured</small>'),
+    ],
+)
+def test_a_rows_notes_say_what_is_not_verified_republished_or_estimated(fields, shown):
+    assert row_notes("../../", result(**fields)) == shown
+
+
+def test_a_group_row_escapes_every_value_and_links_from_the_pages_root():
+    html = group_rows("../", [result()], divisions=True)
+    assert html == (
+        '<tr><td class="n">3</td>\n'
+        '<td><a href="../submitters/acme.html">Acme &amp; Co</a></td>\n'
+        '<td><a href="../entries/v1/acme/box%201.html">&lt;b&gt;box&lt;/b&gt;</a></td>\n'
+        '<td><a href="../accelerators/h100.html">H100 &#34;SXM&#34;</a></td>\n'
+        '<td class="n">8</td><td class="n">12.500</td><td class="n">1.7</td>\n'
+        '<td class="n">$1,234</td><td>available</td></tr>\n'
+    )
+
+
+def test_a_group_row_without_divisions_has_no_availability_and_an_unranked_one_a_dash():
+    html = group_rows("", [result(board_rank=None, models=2, models_per_minute=0.123456)], divisions=False)
+    assert html.startswith('<tr><td class="n">—</td>')
+    assert '<br><small class="models">2 models, 0.1235 models/min</small>' in html
+    assert "available" not in html and html.endswith('<td class="n">$1,234</td></tr>\n')
+
+
+def test_the_templates_macros_draw_the_same_cells():
+    template = environment().from_string(
+        '{% from "macros.html" import notes, cost, small_table with context %}'
+        "{{ notes(row) }}|{{ cost(row) }}|{{ chips_cell(row) }}{{ hours_note(row) }}|"
+        "{{ small_table([row], board, 'Caption <1>') }}"
+    )
+    board = {"round": {"kind": "mlperf-training"}}
+    row = result(cpu_only=True, verified_note="not verified")
+    notes, shown_cost, count, table = template.render(row=row, board=board, root="../").split("|", 3)
+    assert notes == row_notes("../", row) and shown_cost == cost_cell(row["costs"][DEFAULT_TIER])
+    assert count == chips_cell(row) + hours_note(row)
+    assert 'aria-label="Caption &lt;1&gt;"' in table
+    assert f"<tbody>\n{group_rows('../', [row], divisions=True)}</tbody>" in table
