@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.normalize import DEFAULT_TIER
-from leaderboard.render.cells import chips_cell, cost_cell, group_rows, hours_note, row_notes
+from leaderboard.normalize import DEFAULT_TIER, TIERS
+from leaderboard.render.cells import (
+    board_rows,
+    chips_cell,
+    cost_cell,
+    group_rows,
+    hours_note,
+    quality_cell,
+    row_notes,
+    source_cell,
+)
 from leaderboard.render.writer import environment
 
 
@@ -128,3 +137,82 @@ def test_the_templates_macros_draw_the_same_cells():
     assert count == chips_cell(row) + hours_note(row)
     assert 'aria-label="Caption &lt;1&gt;"' in table
     assert f"<tbody>\n{group_rows('../', [row], divisions=True)}</tbody>" in table
+
+
+def board_result(**fields: object) -> dict:
+    tiers = {tier: cost(cost_usd=10.0) for tier in TIERS}
+    row = result(
+        entry_id='v1/acme/box "1"',
+        ranked=True,
+        accelerator="h100",
+        model_name=None,
+        framework="PyTorch <2>",
+        model_text=None,
+        division="closed",
+        unranked_reason=None,
+        energy_kwh=None,
+        quality=0.72344,
+        quality_target=0.72,
+        source_url="https://example.org/?a=1&b=2",
+        source_citation=None,
+        costs=tiers,
+        cost_by_tier={tier: 10.0 for tier in TIERS},
+        latest_costs={tier: None for tier in TIERS},
+        latest_marks={tier: [] for tier in TIERS},
+        latest_bases={tier: "" for tier in TIERS},
+    )
+    return {**row, **fields}
+
+
+def test_a_board_row_escapes_its_data_attributes_and_cells():
+    html = board_rows("../../", [board_result()], has_energy=False, divisions=True)
+    opening, _, cells = html.partition(">\n")
+    assert opening.startswith(
+        '<tr id="v1-acme-box-1" data-entry="v1/acme/box &#34;1&#34;" data-rank="3" data-ranked="true"'
+    )
+    assert ' data-minutes="12.5" data-chip_hours="1.6666"' in opening and "data-models_per_minute" not in opening
+    assert f' data-cost-{DEFAULT_TIER}="10.0" data-marks-{DEFAULT_TIER}="" data-latest-{DEFAULT_TIER}=""' in opening
+    assert ' data-basis-purchase="None"' in opening  # a missing basis, as the template wrote it
+    assert 'data-search="acme &amp; co &lt;b&gt;box&lt;/b&gt; h100 &#34;sxm&#34;  pytorch &lt;2&gt;"' in opening
+    assert '<td class="quality">0.7234 <span class="muted">(target 0.72)</span></td>' in cells
+    assert '<td><a href="https://example.org/?a=1&amp;b=2" rel="external noopener noreferrer">source</a></td>' in cells
+    assert "<td>available</td>\n" in cells and '<td class="n">—</td>' not in cells
+    assert html.endswith("</tr>\n")
+
+
+@pytest.mark.parametrize(
+    ("fields", "rank_cell", "energy_cell"),
+    [
+        (
+            {"board_rank": None, "unranked_reason": "estimate"},
+            '<abbr title="Not ranked: an estimate; its time was not measured">—</abbr>',
+            '<td class="n">—</td>',
+        ),
+        ({"board_rank": None}, '<td class="n rank">—</td>', '<td class="n">—</td>'),
+        ({"energy_kwh": 1234.567}, '<td class="n rank">3</td>', '<td class="n">1,234.57</td>'),
+    ],
+)
+def test_a_board_row_says_why_it_has_no_rank_and_shows_energy_where_the_board_has_it(fields, rank_cell, energy_cell):
+    html = board_rows("", [board_result(**fields)], has_energy=True, divisions=False)
+    assert rank_cell in html and energy_cell in html and "<td>available</td>" not in html
+
+
+@pytest.mark.parametrize(
+    ("fields", "quality", "source"),
+    [
+        ({"quality": None}, '<span class="muted">—</span>', None),
+        ({"quality_target": None}, "0.7234", None),
+        (
+            {"source_url": None, "source_citation": "Paper <2020>"},
+            None,
+            '<span class="citation">Paper &lt;2020&gt;</span>',
+        ),
+        ({"source_url": None}, None, '<span class="muted">—</span>'),
+    ],
+)
+def test_quality_and_source_cells(fields, quality, source):
+    row = board_result(**fields)
+    if quality is not None:
+        assert quality_cell(row) == quality
+    if source is not None:
+        assert source_cell(row) == source

@@ -14,7 +14,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from leaderboard.normalize import DEFAULT_TIER
+from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
+from leaderboard.rows import UNRANKED_REASONS
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -175,3 +176,108 @@ def hours_note(row: dict) -> Markup:
 
 def _hours_note(row: dict) -> str:
     return ' <small class="cpu-unit">processor-hours</small>' if row["cpu_only"] else ""
+
+
+def board_rows(root: str, rows: list[dict], has_energy: bool, divisions: bool) -> Markup:
+    """The rows of a leaderboard's table (board.html), each ending in a newline, with what site.js
+    sorts, filters and prices them by in data- attributes; `root`: the page's way up to the site's
+    root; `has_energy`: the board has an Energy column; `divisions`: an Availability column.
+    Python, not the template, as group_rows: the 2,600 rows of the boards were a noticeable part of
+    a cold build's leaderboard pages in Jinja."""
+    lines = []
+    for row in rows:
+        rank, per_minute, models = row["board_rank"], row["models_per_minute"], row["models"]
+        entry_id = row["entry_id"]
+        opening = (
+            f'<tr id="{escape(slug(entry_id))}" data-entry="{escape(entry_id)}"'
+            f' data-rank="{escape(rank) if rank is not None else ""}" data-ranked="{"true" if row["ranked"] else "false"}"'
+            f' data-minutes="{escape(row["minutes"])}" data-chip_hours="{escape(row["chip_hours"])}"'
+        )
+        if per_minute is not None:
+            opening += f' data-models_per_minute="{escape(per_minute)}"'
+        searched = " ".join(
+            [row["submitter"], row["system"], row["accelerator_name"], row["model_name"] or "", row["framework"] or ""]
+        )
+        system = f'<a href="{root}{_href(row["path"])}">{escape(row["system"])}</a>'
+        if row["model_text"]:
+            system += f'<br><small class="model">Model: {escape(row["model_text"])}</small>'
+        elif row["division"] == "open":
+            system += '<br><small class="model">Model not stated</small>'
+        if models:
+            many = "s" if models != 1 else ""
+            system += (
+                f'<br><small class="models">{number(models)} model{many}, {four_digits(per_minute)} models/min</small>'
+            )
+        energy = row["energy_kwh"] if has_energy else None
+        energy_cell = f'<td class="n">{number(energy, 2) if energy is not None else "—"}</td>\n' if has_energy else ""
+        availability = f"<td>{escape(row['availability'])}</td>\n" if divisions else ""
+        lines.append(
+            f"{opening}{_tier_attributes(row)}"
+            f' data-availability="{escape(row["availability"])}" data-accelerator="{escape(row["accelerator"])}"'
+            f' data-submitter="{escape(row["submitter"])}"\n'
+            f' data-search="{escape(searched.lower())}">\n'
+            f'<td class="n rank">{_rank(rank, row["unranked_reason"])}</td>\n'
+            f'<td><a href="{root}{_href(row["submitter_path"])}">{escape(row["submitter"])}</a></td>\n'
+            f"<td>{system}{_notes(root, row)}</td>\n"
+            f'<td><a href="{root}{_href(row["accelerator_path"])}">{escape(row["accelerator_name"])}</a></td>\n'
+            f'<td class="n">{_chips(row)}</td>\n'
+            f'<td class="n">{number(row["minutes"])}</td>\n'
+            f'<td class="n">{number(row["chip_hours"], 1)}{_hours_note(row)}</td>\n'
+            f'<td class="n cost">{_cost(row["costs"][DEFAULT_TIER])}</td>\n'
+            f'{energy_cell}<td class="quality">{_quality(row)}</td>\n'
+            f"{availability}<td>{_source(row)}</td>\n"
+            "</tr>\n"
+        )
+    return Markup("".join(lines))
+
+
+def _tier_attributes(row: dict) -> str:
+    """A board row's cost in every tier, as site.js reads it: the cost at the result's date and at
+    the newest prices, their marks and bases, and why there is none."""
+    attributes = []
+    for tier in TIERS:
+        cost, latest, shown = row["cost_by_tier"][tier], row["latest_costs"][tier], row["costs"][tier]
+        attributes.append(
+            f' data-cost-{tier}="{escape(cost) if cost is not None else ""}"'
+            f' data-marks-{tier}="{escape("; ".join(shown["marks"]))}"'
+            f' data-latest-{tier}="{escape(latest) if latest is not None else ""}"'
+            f' data-latest-marks-{tier}="{escape("; ".join(row["latest_marks"][tier]))}"'
+            f' data-basis-{tier}="{escape(shown["basis"])}" data-latest-basis-{tier}="{escape(row["latest_bases"][tier])}"'
+        )
+        if cost is None and shown["note"]:
+            attributes.append(f' data-na-{tier}="{escape(shown["note"])}"')
+    return "".join(attributes)
+
+
+def _rank(rank: int | None, reason: str | None) -> str:
+    if rank is not None:
+        return str(rank)
+    if reason:
+        return f'<abbr title="Not ranked: {escape(UNRANKED_REASONS[reason])}">—</abbr>'
+    return "—"
+
+
+def quality_cell(row: dict) -> Markup:
+    """A result's quality, and its target (quality(row) in macros.html)."""
+    return Markup(_quality(row))
+
+
+def _quality(row: dict) -> str:
+    if row["quality"] is None:
+        return '<span class="muted">—</span>'
+    target = row["quality_target"]
+    shown = four_digits(row["quality"])
+    return shown if target is None else f'{shown} <span class="muted">(target {four_digits(target)})</span>'
+
+
+def source_cell(row: dict) -> Markup:
+    """Where a result was published: a link, else its citation (source(row) in macros.html)."""
+    return Markup(_source(row))
+
+
+def _source(row: dict) -> str:
+    if row["source_url"]:
+        return f'<a href="{escape(row["source_url"])}" rel="external noopener noreferrer">source</a>'
+    if row["source_citation"]:
+        return f'<span class="citation">{escape(row["source_citation"])}</span>'
+    return '<span class="muted">—</span>'

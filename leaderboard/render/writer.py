@@ -21,6 +21,7 @@ from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.problems import plural
 from leaderboard.render import model
 from leaderboard.render.cells import (
+    board_rows,
     chip_count,
     chips_cell,
     cost_cell,
@@ -30,7 +31,9 @@ from leaderboard.render.cells import (
     hours_note,
     hours_unit,
     number,
+    quality_cell,
     row_notes,
+    source_cell,
     usd,
 )
 from leaderboard.render.charts import Chart
@@ -150,6 +153,9 @@ def environment(cache: Path | None = None) -> jinja2.Environment:
         family=family,
         field_rows=field_rows,
         group_rows=group_rows,
+        board_rows=board_rows,
+        quality_cell=quality_cell,
+        source_cell=source_cell,
         row_notes=row_notes,
         cost_cell=cost_cell,
         chips_cell=chips_cell,
