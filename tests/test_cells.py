@@ -10,10 +10,12 @@ from leaderboard.render.cells import (
     board_rows,
     chips_cell,
     cost_cell,
+    cost_rows,
     group_rows,
     hours_note,
     quality_cell,
     row_notes,
+    run_rows,
     source_cell,
 )
 from leaderboard.render.writer import environment
@@ -216,3 +218,89 @@ def test_quality_and_source_cells(fields, quality, source):
         assert quality_cell(row) == quality
     if source is not None:
         assert source_cell(row) == source
+
+
+def run(**fields: object) -> dict:
+    row = {
+        "run": 1,
+        "status": "success",
+        "dropped": None,
+        "counted": True,
+        "minutes": 10.123456,
+        "quality": 0.72,
+        "energy_kwh": None,
+        "failure_detail": None,
+        "failure_reason": None,
+        "log_url": None,
+        "log_path": None,
+    }
+    return {**row, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "with_energy", "shown"),
+    [
+        (
+            {},
+            False,
+            '<tr data-status="success"><th scope="row" class="n">1</th>\n<td class="n">10.1235</td>\n'
+            '<td>success</td>\n<td>counted</td>\n<td class="n">0.72</td>\n<td><span class="muted">—</span></td></tr>\n',
+        ),
+        (
+            {
+                "status": "failed",
+                "dropped": "failed",
+                "counted": False,
+                "minutes": None,
+                "quality": None,
+                "failure_reason": "abort <x>",
+                "log_path": "a/b.txt",
+            },
+            True,
+            '<tr data-status="failed" data-dropped="failed"><th scope="row" class="n">1</th>\n<td class="n">—</td>\n'
+            '<td>failed: abort &lt;x&gt;</td>\n<td>not counted (failed)</td>\n<td class="n">—</td>\n'
+            '<td class="n">—</td><td><code>a/b.txt</code></td></tr>\n',
+        ),
+        (
+            {
+                "dropped": "fastest",
+                "counted": False,
+                "energy_kwh": 12.3456,
+                "log_url": "https://x.org/?a&b",
+                "log_path": "<log>",
+            },
+            True,
+            '<tr data-status="success" data-dropped="fastest"><th scope="row" class="n">1</th>\n<td class="n">10.1235</td>\n'
+            '<td>success</td>\n<td>dropped as fastest</td>\n<td class="n">0.72</td>\n<td class="n">12.346</td>'
+            '<td><a href="https://x.org/?a&amp;b" rel="external noopener noreferrer"><code>&lt;log&gt;</code></a></td></tr>\n',
+        ),
+        ({"counted": False}, False, "<td>not counted</td>"),
+    ],
+)
+def test_an_entrys_run_rows(fields, with_energy, shown):
+    assert shown in run_rows([run(**fields)], with_energy)
+
+
+def test_an_entrys_cost_rows_show_each_tiers_computation():
+    priced = {"provider": "Cloud <A>", "price_date": "2024-01-02", "price_source": "https://p.org/?x&y", "note": None}
+    costs = {tier: cost(**priced, cost_usd=12.5, usd_per_chip_hour=2.449) for tier in TIERS}
+    costs["purchase"] = cost(**{**priced, "note": "list <price>"}, cost_usd=2000.0, usd_per_chip_hour=None)
+    costs["spot"] = cost(provider=None, note="no spot price <yet>")
+    row = result(chips=8, chip_hours=5.1, costs=costs)
+    html = cost_rows(row)
+    assert html.count("<tr data-tier=") == len(TIERS) and html.endswith("</tr>\n")
+    assert (
+        f'<tr data-tier="{DEFAULT_TIER}"><th scope="row">{DEFAULT_TIER}</th>\n<td>Cloud &lt;A&gt;</td>\n'
+        '<td class="n">$2.449 per chip-hour</td><td>2024-01-02</td>\n'
+        '<td>5.1000 chip-hours × $2.449</td><td class="n">$12.50</td>\n'
+        '<td><a href="https://p.org/?x&amp;y" rel="external noopener noreferrer">price source</a></td>\n</tr>\n'
+    ) in html
+    assert (
+        '<td class="n">$250 per chip</td><td>2024-01-02</td>\n<td>8 chips × $250</td><td class="n">$2,000</td>\n'
+        '<td><a href="https://p.org/?x&amp;y" rel="external noopener noreferrer">price source</a> list &lt;price&gt;</td>\n'
+    ) in html
+    assert (
+        '<td>—</td>\n<td class="n">—</td><td>—</td><td>no price</td><td class="n">n/a</td><td>no spot price &lt;yet&gt;</td>\n'
+    ) in html
+    cpu = cost_rows({**row, "cpu_only": True})
+    assert "$2.449 per processor-hour" in cpu and "8 CPUs × $250" in cpu and "$250 per CPU" in cpu
