@@ -1701,7 +1701,7 @@ def test_a_corrupt_or_tampered_cache_never_changes_the_output(tmp_path, monkeypa
     ],
 )
 def test_every_field_rows_show_each_value_escaped(value, shown):
-    from leaderboard.render.writer import field_rows
+    from leaderboard.render.cells import field_rows
 
     html = field_rows({"col<1>": value}, [("col<1>", "what it <means>")])
     assert html == (

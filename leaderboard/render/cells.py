@@ -354,3 +354,22 @@ def cost_rows(row: dict) -> Markup:
             )
         lines.append(cells + "</tr>\n")
     return Markup("".join(lines))
+
+
+# The functions the templates call by these names (writer.environment's globals).
+TEMPLATE_FUNCTIONS = {
+    function.__name__: function
+    for function in (
+        field_rows,
+        group_rows,
+        board_rows,
+        run_rows,
+        cost_rows,
+        row_notes,
+        cost_cell,
+        chips_cell,
+        hours_note,
+        quality_cell,
+        source_cell,
+    )
+}

@@ -19,25 +19,8 @@ from leaderboard.cache import PRECOMPILED, code_version, digest
 from leaderboard.families import family
 from leaderboard.normalize import DEFAULT_TIER, TIERS, slug
 from leaderboard.problems import plural
-from leaderboard.render import model
-from leaderboard.render.cells import (
-    board_rows,
-    chip_count,
-    chips_cell,
-    cost_cell,
-    cost_rows,
-    field_rows,
-    four_digits,
-    group_rows,
-    hours_note,
-    hours_unit,
-    number,
-    quality_cell,
-    row_notes,
-    run_rows,
-    source_cell,
-    usd,
-)
+from leaderboard.render import cells, model
+from leaderboard.render.cells import chip_count, four_digits, hours_unit, number, usd
 from leaderboard.render.charts import Chart
 from leaderboard.render.file_writer import BackgroundWriter
 from leaderboard.render.kept_charts import KeptChart
@@ -153,19 +136,9 @@ def environment(cache: Path | None = None) -> jinja2.Environment:
         NOT_VERIFIED=model.NOT_VERIFIED,
         RANK_METRIC_LABEL=model.RANK_METRIC_LABEL,
         family=family,
-        field_rows=field_rows,
-        group_rows=group_rows,
-        cost_rows=cost_rows,
-        run_rows=run_rows,
-        board_rows=board_rows,
-        quality_cell=quality_cell,
-        source_cell=source_cell,
-        row_notes=row_notes,
-        cost_cell=cost_cell,
-        chips_cell=chips_cell,
-        hours_note=hours_note,
         round_links=RoundLinks(),
     )
+    env.globals.update(cells.TEMPLATE_FUNCTIONS)
     return env
 
 
