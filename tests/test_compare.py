@@ -87,6 +87,64 @@ def test_the_accelerator_pairs_are_chosen_by_the_fields_that_key_them_alone(comp
         history.accelerator_pairs(lineage_ids, fewer, rounds)
 
 
+def _pair_inputs(compare_data) -> tuple[list[str], list[dict], dict]:
+    lineage_ids = [lineage["id"] for lineage in compare_data["lineages"]]
+    rounds = {key: {"date": r["date"]} for key, r in compare_data["rounds"].items()}
+    only = [{name: row[name] for name in history.PAIR_FIELDS} for row in compare_data["results"]]
+    return lineage_ids, only, rounds
+
+
+def _counting_picks(monkeypatch) -> list[int]:
+    calls = []
+    pick_among = pairs.pick_among
+    monkeypatch.setattr(pairs, "pick_among", lambda a, b: calls.append(1) or pick_among(a, b))
+    return calls
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda row: {**row, "verified": False}, id="a result no longer verified"),
+        pytest.param(lambda row: {**row, "minutes": row["minutes"] * 1000}, id="a result a thousand times slower"),
+        pytest.param(lambda row: {**row, "chips": row["chips"] * 2}, id="a result at twice the chips"),
+    ],
+)
+def test_a_rebuild_chooses_again_only_the_pairs_whose_sides_changed(compare_data, monkeypatch, change):
+    """Pairs carried from the last build (accelerator_pairs' chosen_before) give the pairs chosen
+    afresh, and only those with a changed side are chosen again."""
+    lineage_ids, rows, rounds = _pair_inputs(compare_data)
+    chosen: dict = {}
+    calls = _counting_picks(monkeypatch)
+    assert history.accelerator_pairs(lineage_ids, rows, rounds, None, chosen) == compare_data["pairs"]
+    everything = len(calls)
+    assert len(chosen) == everything > 1000
+    paired = sorted({i for found in compare_data["pairs"].values() for _, a, b in found for i in (a, b)})
+    for at in paired[:40]:  # the first result in a pair that the change moves
+        changed = [*rows[:at], change(rows[at]), *rows[at + 1 :]]
+        afresh = history.accelerator_pairs(lineage_ids, changed, rounds)
+        if afresh != compare_data["pairs"]:
+            break
+    else:
+        pytest.fail("no change of one result moved a pair")
+    del calls[:]
+    again: dict = {}
+    assert history.accelerator_pairs(lineage_ids, changed, rounds, chosen, again) == afresh
+    assert 0 < len(calls) < everything / 10
+    assert set(again) - set(chosen)  # the changed side's pairs, under its new key
+
+
+def test_pairs_carried_that_name_no_result_are_chosen_again(compare_data):
+    """A carried pair is used only when it names two of the results: anything else (a cache
+    spoilt by hand) is chosen again, never shown."""
+    lineage_ids, rows, rounds = _pair_inputs(compare_data)
+    chosen: dict = {}
+    history.accelerator_pairs(lineage_ids, rows, rounds, None, chosen)
+    spoilt = {}
+    for number, (key, ids) in enumerate(chosen.items()):
+        spoilt[key] = [["gone", "nowhere"], [ids], "text", 7, ids and ids[:1]][number % 5] if ids else ids
+    assert history.accelerator_pairs(lineage_ids, rows, rounds, spoilt) == compare_data["pairs"]
+
+
 def test_the_compare_page_never_holds_a_result_outside_mlperf(compare_data, project_kinds):
     assert compare_data["results"]
     for row in compare_data["results"]:

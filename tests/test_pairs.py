@@ -147,3 +147,27 @@ def test_pick_among_chooses_the_pair_first_in_the_whole_order(seed):
     first = min((_full_order(a, b), a[0]["id"], b[0]["id"]) for a in side_a for b in side_b)
     chosen = pairs.pick_among(side_a, side_b)
     assert (chosen.a["id"], chosen.b["id"]) == first[1:]
+
+
+SIDE = [result("a-r2-8", "r2", 8, 20.0), result("a-r3-64", "r3", 64, 3.0)]
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("id", "a-other"),
+        ("segment", "bert@0.73"),
+        ("chips", 16),
+        ("minutes", 19.5),
+        ("verified", False),  # trust
+        ("division", "open"),  # comparable or not
+        ("round", "r1"),  # the round's day
+    ],
+)
+def test_a_sides_key_changes_with_each_field_pick_among_reads(field, value):
+    """side_key() keys the pairs a rebuild carries from the last (history.accelerator_pairs): a
+    side whose key is unchanged must be one pick_among() sees as unchanged."""
+    key = pairs.side_key(pairs.candidates(SIDE, DATES))
+    assert pairs.side_key(pairs.candidates([dict(row) for row in SIDE], DATES)) == key
+    changed = [{**SIDE[0], field: value}, SIDE[1]]
+    assert pairs.side_key(pairs.candidates(changed, DATES)) != key

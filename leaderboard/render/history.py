@@ -31,6 +31,8 @@ PAIR_FIELDS = (
     "division",
     "availability",
 )
+# Under which the pairs chosen are carried from build to build (accelerator_pairs' chosen_before).
+PAIR_CHOICES = "accelerator-pair-choices"
 NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # A vendor line's generation charts: chart name suffix -> (family, metric).
 GENERATION_CHARTS = {
@@ -76,13 +78,21 @@ def write_pages(site: SiteWriter) -> None:
         )
 
     def remembered_pairs(lineage_ids: list[str], results: list[dict], rounds: dict[str, dict]) -> dict:
-        # Chosen again only when what they are chosen by changes (not a result's framework, say).
+        # Chosen again only when what they are chosen by changes (not a result's framework, say);
+        # then only the pairs whose sides changed (a result's trust, say), the rest as chosen before.
         inputs = [
             lineage_ids,
             [[r[k] for k in PAIR_FIELDS] for r in results],
             {k: r["date"] for k, r in rounds.items()},
         ]
-        return site.remembered("accelerator-pairs", inputs, partial(accelerator_pairs, lineage_ids, results, rounds))
+        before = site.carried(PAIR_CHOICES)
+        chosen: dict = {}
+        found = site.remembered(
+            "accelerator-pairs", inputs, partial(accelerator_pairs, lineage_ids, results, rounds, before, chosen)
+        )
+        if chosen:
+            site.carry(PAIR_CHOICES, chosen)
+        return found
 
     # Written when the data changes.
     site.derived(ACCELERATOR_DATA, accelerator_text, payload=accelerator_data(found, rounds, remembered_pairs))
@@ -213,13 +223,23 @@ def accelerator_data(
 
 
 def accelerator_pairs(
-    lineage_ids: list[str], results: list[dict], rounds: dict[str, dict]
+    lineage_ids: list[str],
+    results: list[dict],
+    rounds: dict[str, dict],
+    chosen_before: dict[str, list[str] | None] | None = None,
+    chosen: dict[str, list[str] | None] | None = None,
 ) -> dict[str, list[list[int]]]:
     """For every two accelerators ("<a> <b>", ids in order) that ran a lineage each: per such
     lineage [its index in `lineage_ids`, index of a's result, index of b's result] in `results`, the pair
-    pairs.pick chooses. Chosen here, once, so the page and the tests agree on what is compared."""
+    pairs.pick chooses. Chosen here, once, so the page and the tests agree on what is compared.
+
+    `chosen_before`: pairs a build chose, by their sides' keys (pairs.side_key): "<key a> <key b>"
+    -> the two results' ids, or None for no pair; a pair whose sides are as they were is taken
+    from there, not chosen again (a rebuild's changed result changes a few of the thousands).
+    Every pair of this call is put in `chosen` the same way."""
     dates = {k: r["date"] for k, r in rounds.items()}
     index = {r["id"]: i for i, r in enumerate(results)}
+    before = chosen_before or {}
     by_lineage: dict[str, dict[str, list[dict]]] = {}
     for row in results:
         if row["segment"] is not None:
@@ -227,12 +247,22 @@ def accelerator_pairs(
     found_pairs: dict[str, list[list[int]]] = {}
     for number, lineage_id in enumerate(lineage_ids):
         sides = {name: pairs.candidates(rows, dates) for name, rows in by_lineage.get(lineage_id, {}).items()}
+        keys = {name: pairs.side_key(side) for name, side in sides.items()}
         names = sorted(sides)
         for i, first in enumerate(names):
             for second in names[i + 1 :]:
-                pair = pairs.pick_among(sides[first], sides[second])
-                if pair is not None:
-                    found_pairs.setdefault(f"{first} {second}", []).append(
-                        [number, index[pair.a["id"]], index[pair.b["id"]]]
-                    )
+                key = f"{keys[first]} {keys[second]}"
+                ids = before.get(key, False)
+                if not (ids is None or _known_pair(ids, index)):
+                    pair = pairs.pick_among(sides[first], sides[second])
+                    ids = None if pair is None else [pair.a["id"], pair.b["id"]]
+                if chosen is not None:
+                    chosen[key] = ids
+                if ids is not None:
+                    found_pairs.setdefault(f"{first} {second}", []).append([number, index[ids[0]], index[ids[1]]])
     return dict(sorted(found_pairs.items()))
+
+
+def _known_pair(ids: object, index: dict[str, int]) -> bool:
+    """Whether a pair chosen before names two of the results (a pair's sides' keys hash their ids)."""
+    return isinstance(ids, list) and len(ids) == 2 and all(isinstance(i, str) and i in index for i in ids)

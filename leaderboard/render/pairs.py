@@ -5,9 +5,12 @@ like with like first (same benchmark, same or nearest chip count, nearest rounds
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import orjson
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,14 @@ def candidates(rows: Iterable[dict], round_dates: dict[str, str]) -> list[Side]:
         (row, trust(row), 0 if comparable(row) else 1, dt.date.fromisoformat(round_dates[row["round"]]).toordinal())
         for row in _candidates(rows)
     ]
+
+
+def side_key(side: list[Side]) -> str:
+    """Everything pick_among() reads of a side's candidates, hashed: two sides with the same keys
+    give the same pair, so a pair once chosen is known by its sides' keys (history.accelerator_pairs).
+    80 bits: a rebuild's few thousand sides never meet a collision."""
+    read = [(row["id"], row["segment"], row["chips"], row["minutes"], *rest) for row, *rest in side]
+    return hashlib.blake2b(orjson.dumps(read), digest_size=10).hexdigest()
 
 
 def pick(rows_a: list[dict], rows_b: list[dict], round_dates: dict[str, str]) -> Pair | None:

@@ -394,6 +394,18 @@ class SiteWriter:
                 self.reuse.record_value(name, inputs, found)
         return found
 
+    def carried(self, name: str) -> dict:
+        """What the last build carried under `name` (carry()): a dict of JSON values, each made from
+        what its key hashes; it is carried to the next build as it is unless carry() replaces it.
+        {} when there is none (a first build, a cache of other code)."""
+        found = self.reuse.value(name, []) if self.reuse is not None else None
+        return found if isinstance(found, dict) else {}
+
+    def carry(self, name: str, values: dict) -> None:
+        """Carry `values` (JSON keys and values) under `name` to the next build (carried())."""
+        if self.reuse is not None:
+            self.reuse.record_value(name, [], values)
+
     def chart(self, chart: KeptChart) -> dict:
         """Write a chart's spec and SVG under charts/; what a template needs to show it. An SVG is
         drawn from the spec alone, by the renderer: the previous site's is kept when both are as
