@@ -160,7 +160,7 @@ def unmatched_warnings(unmatched: list[Unmatched]) -> list[str]:
         f"{plural(len(unmatched), 'result')} {'shows' if len(unmatched) == 1 else 'show'} as not verified: "
         f"{'its file differs' if len(unmatched) == 1 else 'their files differ'} from the digests in catalog/verified/ "
         f"{unmatched_text(unmatched)}; "
-        f"{unmatched_cause(unmatched)}. Check the files out byte for byte as committed to verify them"
+        f"{unmatched_cause(unmatched, edits=True)}. Check the files out byte for byte as committed to verify them"
     ]
 
 

@@ -144,9 +144,11 @@ def unmatched_text(found: Sequence[Unmatched], shown_files: int = 3) -> str:
     return f"(by round, {rounds}): {files}{more}"
 
 
-def unmatched_cause(found: Sequence[Unmatched], attributes: Sequence[str] = ()) -> str:
+def unmatched_cause(found: Sequence[Unmatched], attributes: Sequence[str] = (), edits: bool = False) -> str:
     """The likely cause, in words: CRLF line endings when undoing them gives the manifest's bytes;
-    `attributes`, the .gitattributes files a pull request changes, are named as the likely culprit."""
+    `attributes`, the .gitattributes files a pull request changes, are named as the likely culprit.
+    `edits`: the files may have been edited in the working tree (a build's; check-pr compares only
+    files its pull request does not change), which is said first."""
     crlf = sum(item.crlf for item in found)
     changed = f"this pull request's change to {', '.join(attributes)}" if attributes else ""
     if crlf:
@@ -158,7 +160,13 @@ def unmatched_cause(found: Sequence[Unmatched], attributes: Sequence[str] = ()) 
             f"git rewrites them on checkout without a diff, likely by {changed} "
             "(a filter, ident, working-tree-encoding, text or eol rule)"
         )
-    return (
-        "they were rewritten without a change git sees: a .gitattributes filter, ident, working-tree-encoding, "
-        "text or eol rule, core.autocrlf, or an edit git is told to ignore (assume-unchanged, skip-worktree)"
+    rewritten = (
+        "a .gitattributes filter, ident, working-tree-encoding, text or eol rule, core.autocrlf, or an edit git "
+        "is told to ignore (assume-unchanged, skip-worktree)"
     )
+    if edits:
+        return (
+            "they were edited since their importer wrote them (an official result's file is its importer's to "
+            f"write: `git diff` shows such an edit), or rewritten without a change git sees: {rewritten}"
+        )
+    return f"they were rewritten without a change git sees: {rewritten}"

@@ -145,6 +145,16 @@ def test_the_build_warns_when_official_files_are_not_their_importers_bytes(repo,
     assert verified_count(tmp_path / "lf.duckdb") == (len(RETINANET), len(RETINANET))
 
 
+def test_the_build_says_an_official_file_edited_in_the_working_tree_was_edited(repo, tmp_path):
+    clone = checkout(repo, "main")
+    target = clone / "submissions" / f"{VERIFIED}.yaml"
+    target.write_bytes(target.read_bytes().replace(b"\n", b"\n# edited\n", 1))
+    built = run_cli("build", "--db-only", "--db", tmp_path / "edited.duckdb", "-q", cwd=clone)
+    assert built.code == 0, built.err
+    warning = next(line for line in built.err.splitlines() if line.startswith("warning: "))
+    assert f"submissions/{VERIFIED}.yaml; they were edited since their importer wrote them" in warning, warning
+
+
 # ---- the tree check itself ----------------------------------------------------------------
 
 
@@ -213,3 +223,14 @@ def test_unmatched_files_compares_every_listed_file_changed_or_not(tmp_path):
 def test_unmatched_cause(crlf, attributes, expected):
     found = [Unmatched("r", f"f{i}", flag) for i, flag in enumerate(crlf)]
     assert unmatched_cause(found, attributes) == expected
+
+
+def test_a_builds_unmatched_cause_names_an_edit_first_and_git_after():
+    """A build's working tree may hold an edit of an official file (check-pr's compared files are
+    those its pull request does not change): said before what git may have rewritten."""
+    found = [Unmatched("r", "f0", False)]
+    cause = unmatched_cause(found, edits=True)
+    assert cause.startswith("they were edited since their importer wrote them") and "`git diff`" in cause
+    assert cause.endswith(unmatched_cause(found).removeprefix("they were "))
+    crlf = [Unmatched("r", "f0", True)]
+    assert unmatched_cause(crlf, edits=True) == unmatched_cause(crlf)  # the bytes name the cause
