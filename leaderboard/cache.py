@@ -36,6 +36,12 @@ def digest(data: bytes | str) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
+def path_digest(path: str | Path) -> str:
+    """digest() of a file's bytes, read a block at a time (a database file may be gigabytes)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
 @cache
 def code_version() -> str:
     """A hash of the code, templates, static files and schemas: new code never reuses old results."""

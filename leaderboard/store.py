@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard import costs_at
-from leaderboard.cache import PRECOMPILED, read_json, write_json
+from leaderboard.cache import PRECOMPILED, path_digest, read_json, write_json
 from leaderboard.catalog import Catalog
 from leaderboard.forked import Forked
 from leaderboard.loading import fill, fill_duckdb
@@ -216,6 +216,11 @@ class Staged:
         """What `then` returned in the child (None without one). Waits for the file."""
         return self._made.result()[1]  # type: ignore[index]
 
+    @property
+    def file_digest(self) -> str:
+        """The hash of the file's bytes (cache.digest), worked out in the child. Waits for the file."""
+        return self._made.result()[2]  # type: ignore[index]
+
     @contextmanager
     def reading(self) -> Iterator[Callable[[str], tuple[list[str], list[tuple]]]]:
         """As store.reading(), on the file once it is written (its failure raised here)."""
@@ -242,9 +247,9 @@ DATABASE_NICENESS = 10  # added to the database's process's (see _make_file), as
 
 def _make_file(
     tables: dict[str, list[dict]], temporary: Path, then: Callable | None, cache_folder: Path | None
-) -> tuple[dict, object]:
+) -> tuple[dict, object, str]:
     """In Staged's child: the tables created and filled in `temporary` in one transaction, on one
-    thread; each table's digest, and what `then` returns."""
+    thread; each table's digest, what `then` returns, and the hash of the file's bytes."""
     import duckdb
 
     # The build's own process is the longer path (the pages): this one yields the processor to it,
@@ -274,7 +279,7 @@ def _make_file(
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
     duck.close()
-    return digests, after
+    return digests, after, path_digest(temporary)
 
 
 DDL_CACHE = "duckdb-ddl.json"

@@ -13,9 +13,9 @@ import pytest
 from conftest import run_cli
 from test_store import place_acme_results
 
-from leaderboard import store
+from leaderboard import cache, store
 from leaderboard.build import build
-from leaderboard.cache import folder_beside
+from leaderboard.cache import digest, folder_beside
 from leaderboard.render import downloads, exports
 from leaderboard.render.reuse import MANIFEST
 from leaderboard.rows import table_rows
@@ -47,6 +47,8 @@ def test_the_downloads_the_databases_process_writes_are_those_exported_from_its_
     try:
         prepared = staged.then_result
         assert isinstance(prepared, downloads.Prepared)
+        # The hashes the build records them and the database file by, without reading them again.
+        assert staged.file_digest == cache.digest(staged.write_aside().read_bytes())
         with duckdb.connect() as connection:
             connection.execute(f"ATTACH '{staged.write_aside()}' AS site_copy (READ_ONLY)")
             connection.execute("USE site_copy")
@@ -60,8 +62,10 @@ def test_the_downloads_the_databases_process_writes_are_those_exported_from_its_
     assert prepared.keys == plan.keys and prepared.tables == plan.tables == list(exports.TABLES)
     assert prepared.written == set(plan.keys) and prepared.from_previous == {}
     assert len(plan.keys) == 3 * len(exports.TABLES) + 2  # CSV, Parquet and Arrow; JSON of results and runs
+    assert set(prepared.digests) == prepared.written
     for relative in plan.keys:
         assert (tmp_path / "prepared" / relative).read_bytes() == (tmp_path / "here" / relative).read_bytes(), relative
+        assert prepared.digests[relative] == cache.digest((tmp_path / "here" / relative).read_bytes()), relative
 
 
 def arrow_rows(path):
@@ -127,6 +131,13 @@ def test_a_rebuild_moves_in_what_the_databases_process_wrote_and_leaves_no_folde
     after = (built / "site" / "data" / "results.csv").read_bytes()
     assert after != before and b"acme-eight" in after
     assert sorted(p.name for p in cache.glob("downloads.*")) == [live.name]
+    # Each file moved in, and the database's copy, recorded by the hash of its bytes (worked out by
+    # the database's process), as a later rebuild checks a kept file by.
+    recorded = json.loads((cache / MANIFEST).read_text())["pages"]
+    shipped = [relative for relative in recorded if relative.startswith("data/") and not relative.endswith(".js")]
+    assert {"data/results.csv", "data/results.arrow", "data/leaderboard.duckdb"} <= set(shipped)
+    for relative in shipped:
+        assert recorded[relative][1] == digest((built / "site" / relative).read_bytes()), relative
 
 
 def test_a_project_sharing_the_cache_gets_its_downloads_from_the_databases_process(built, tmp_path, monkeypatch):

@@ -44,6 +44,10 @@ class Prepared:
     # Arrow files written from the previous site's Parquet file (its key unchanged): good only
     # where the build keeps that Parquet file.
     from_previous: dict[str, str] = field(default_factory=dict)
+    # The hash of each file written (cache.digest of its bytes), worked out in the database's
+    # process, which has time to spare: the build's process, at the end of its critical path, need
+    # not read the files again to record them (render/reuse.py).
+    digests: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,6 +91,7 @@ class Preparing:
                 continue
             prepared.written.add(arrow)
             prepared.from_previous[arrow] = parquet
+        prepared.digests = {relative: cache.path_digest(self.folder / relative) for relative in prepared.written}
         return prepared
 
     def _previous_key(self, stored: dict, relative: str) -> str | None:
@@ -124,9 +129,10 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
     moved in: only those it could not write are exported here."""
     known: dict[str, str | None] = {}
     prepared: Prepared | None = None
+    copied_digest = None  # the hash of the site's copy's bytes, when known
     staged = isinstance(db, store.Staged)
     if staged:
-        known, outcome = db.digests, db.then_result
+        known, outcome, copied_digest = db.digests, db.then_result, db.file_digest
         prepared = outcome if isinstance(outcome, Prepared) else None
         db = db.write_aside()
     target = Path(site.fresh(DATABASE))
@@ -162,7 +168,9 @@ def write_all(site: SiteWriter, db: str | Path | store.Staged, previous: Path | 
             finally:
                 connection.execute("USE memory")
                 connection.execute("DETACH site_copy")
-    _keep_unchanged_database(site, target, previous / DATABASE if previous is not None else None, content)
+    _keep_unchanged_database(
+        site, target, previous / DATABASE if previous is not None else None, content, copied_digest
+    )
 
 
 def shipped_tables(db: str | Path | store.Staged) -> list[str] | None:
@@ -181,7 +189,7 @@ def _move_in(site: SiteWriter, prepared: Prepared, kept: set[str]) -> list[str]:
         source = prepared.from_previous.get(relative)
         if relative in prepared.written and (source is None or source in kept):
             os.replace(prepared.folder / relative, site.fresh(relative))
-            _record(site, relative, key)
+            _record(site, relative, key, prepared.digests.get(relative))
         else:
             missing.append(relative)
     return missing
@@ -218,10 +226,12 @@ def _kept(site: SiteWriter, relative: str, key: str, kept: set[str]) -> bool:
     return True
 
 
-def _record(site: SiteWriter, relative: str, key: str) -> None:
+def _record(site: SiteWriter, relative: str, key: str, content_digest: str | None = None) -> None:
+    """A download written into the site, recorded in the page manifest; `content_digest`: the hash
+    of its bytes, when known (else they are read)."""
     if site.reuse is not None:
         target = site.path(relative)
-        site.reuse.record(relative, key, target.read_bytes(), target)
+        site.reuse.record(relative, key, b"" if content_digest else target.read_bytes(), target, content_digest)
 
 
 def database_digest(path: Path) -> str:
@@ -238,11 +248,14 @@ def database_digest(path: Path) -> str:
             connection.execute("DETACH digested")
 
 
-def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | None, content: str) -> None:
+def _keep_unchanged_database(
+    site: SiteWriter, target: Path, previous: Path | None, content: str, target_digest: str | None = None
+) -> None:
     """DuckDB writes random identifiers into every new file, so the same data never gives the
     same bytes: when the previous site's file holds exactly the same tables and rows, ship
     its bytes again, so a rebuild from unchanged input leaves the site byte-identical. The
-    previous file's content hash comes from the page manifest when recorded there."""
+    previous file's content hash comes from the page manifest when recorded there;
+    `target_digest`: the hash of `target`'s bytes, when known (else they are read)."""
     if site.reuse is None or previous is None:
         return
     key = f"database {content}"
@@ -254,7 +267,8 @@ def _keep_unchanged_database(site: SiteWriter, target: Path, previous: Path | No
         # (`content` may hold digests of rows as loaded: both files are hashed by DuckDB here.)
         if DATABASE not in site.reuse.old and previous.is_file() and _same_tables(previous, target):
             shutil.copyfile(previous, target)  # no manifest (first rebuild, cache deleted): compare the files
-        site.reuse.record(DATABASE, key, target.read_bytes(), target)
+            target_digest = None
+        site.reuse.record(DATABASE, key, b"" if target_digest else target.read_bytes(), target, target_digest)
     except OSError:
         pass  # an unreadable previous file only means a new one is shipped
 
